@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef CONF_H
+#define CONF_H
+
+#include <stdint.h>
+
+#include "passt.h"
+
+#define VERSION		"0.1"
+
+void conf(struct ctx *c, int argc, char **argv);
+int conf_ports(const char *spec, uint16_t *to);
+
+#endif /* CONF_H */

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* flow.c - fixed-capacity flow table with keyed-hash lookup
+ *
+ * Theory of operation: every TCP connection and UDP flow occupies one entry of
+ * a static table of FLOW_MAX entries, found from a guest-side 5-tuple through
+ * an open-addressing hash table (linear probing, backward-shift deletion) of
+ * twice that size, keyed with SipHash-2-4 and a random key so that a guest
+ * cannot choose ports that collide. Nothing is allocated per packet.
+ *
+ * Lifecycle: FREE -> (flow_alloc) allocated, owned by a module that sets the
+ * type and key -> (flow_hash_insert) findable -> (flow_close) closing: still
+ * valid, but no longer findable, until the end of the current event batch ->
+ * (flow_defer_free) the module's free hook releases its resources, FREE.
+ * Deferring the free means a later event of the same epoll batch never sees
+ * a recycled entry: handlers check ->closing instead.
+ */
+
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "flow.h"
+#include "flow_table.h"
+#include "log.h"
+#include "passt.h"
+
+#define HASH_SIZE		(FLOW_MAX * 2)
+#define HASH_EMPTY		0xffffffffU
+
+static_assert((HASH_SIZE & (HASH_SIZE - 1)) == 0, "hash size: power of two");
+
+union flow flowtab[FLOW_MAX];
+static uint32_t flow_hash_tab[HASH_SIZE];
+static uint32_t flow_free_next[FLOW_MAX];	/* free list links */
+static uint32_t flow_free_head;
+static unsigned int flow_used, flow_hwm;
+static uint64_t flow_hash_key[2];
+static bool flow_pending_close;
+
+#define ROTL(x, b)	(uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1]; v[1] = ROTL(v[1], 13); v[1] ^= v[0]; v[0] = ROTL(v[0], 32);
+	v[2] += v[3]; v[3] = ROTL(v[3], 16); v[3] ^= v[2];
+	v[0] += v[3]; v[3] = ROTL(v[3], 21); v[3] ^= v[0];
+	v[2] += v[1]; v[1] = ROTL(v[1], 17); v[1] ^= v[2]; v[2] = ROTL(v[2], 32);
+}
+
+/**
+ * flow_key_hash() - SipHash-2-4 of a flow key (16 bytes, two words)
+ * @key:	flow key
+ *
+ * Return: 64-bit keyed hash
+ */
+static uint64_t flow_key_hash(const struct flow_key *key)
+{
+	uint64_t v[4] = {
+		flow_hash_key[0] ^ 0x736f6d6570736575ULL,
+		flow_hash_key[1] ^ 0x646f72616e646f6dULL,
+		flow_hash_key[0] ^ 0x6c7967656e657261ULL,
+		flow_hash_key[1] ^ 0x7465646279746573ULL,
+	};
+	uint64_t m[2];
+	unsigned int i;
+
+	static_assert(sizeof(*key) == sizeof(m), "flow key is two words");
+	memcpy(m, key, sizeof(m));
+
+	for (i = 0; i < 2; i++) {
+		v[3] ^= m[i];
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m[i];
+	}
+	v[3] ^= (uint64_t)sizeof(m) << 56;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= (uint64_t)sizeof(m) << 56;
+	v[2] ^= 0xff;
+	for (i = 0; i < 4; i++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/**
+ * flow_init() - empty the table, pick a new hash key
+ */
+void flow_init(void)
+{
+	unsigned int i;
+
+	flow_hash_key[0] = random_u64();
+	flow_hash_key[1] = random_u64();
+	for (i = 0; i < HASH_SIZE; i++)
+		flow_hash_tab[i] = HASH_EMPTY;
+	for (i = 0; i < FLOW_MAX; i++)
+		flow_free_next[i] = i + 1;
+	flow_free_head = 0;
+	flow_used = flow_hwm = 0;
+}
+
+/**
+ * flow_alloc() - take a free entry, zeroed
+ *
+ * Return: index of the entry, or -1 if the table is full
+ */
+int flow_alloc(void)
+{
+	uint32_t idx = flow_free_head;
+
+	if (idx >= FLOW_MAX)
+		return -1;
+	flow_free_head = flow_free_next[idx];
+	assert(flowtab[idx].f.type == FLOW_FREE);
+	memset(&flowtab[idx], 0, sizeof(flowtab[idx]));
+	flow_used++;
+	if (idx + 1 > flow_hwm)
+		flow_hwm = idx + 1;
+	return idx;
+}
+
+static unsigned int flow_slot_of(const struct flow_key *key)
+{
+	return flow_key_hash(key) & (HASH_SIZE - 1);
+}
+
+/**
+ * flow_hash_insert() - make an allocated flow findable by its key
+ * @idx:	flow index, with type and key set
+ */
+void flow_hash_insert(int idx)
+{
+	struct flow_common *f = &flowtab[idx].f;
+	unsigned int slot = flow_slot_of(&f->key);
+
+	assert(f->type != FLOW_FREE && !f->hashed);
+	while (flow_hash_tab[slot] != HASH_EMPTY)
+		slot = (slot + 1) & (HASH_SIZE - 1);
+	flow_hash_tab[slot] = idx;
+	f->hashed = true;
+}
+
+/**
+ * flow_lookup() - find a live flow by key
+ * @key:	flow key, padding zeroed
+ *
+ * Return: flow index, or -1 if none
+ */
+int flow_lookup(const struct flow_key *key)
+{
+	unsigned int slot = flow_slot_of(key);
+
+	for (; flow_hash_tab[slot] != HASH_EMPTY;
+	     slot = (slot + 1) & (HASH_SIZE - 1)) {
+		uint32_t idx = flow_hash_tab[slot];
+
+		if (!memcmp(&flowtab[idx].f.key, key, sizeof(*key)))
+			return idx;
+	}
+	return -1;
+}
+
+/**
+ * flow_hash_remove() - delete a flow from the hash, keeping probe chains
+ * @idx:	flow index
+ *
+ * Backward-shift deletion: move later entries of the same cluster up if the
+ * hole lies between their home slot and their current slot.
+ */
+static void flow_hash_remove(int idx)
+{
+	struct flow_common *f = &flowtab[idx].f;
+	unsigned int hole = flow_slot_of(&f->key), next;
+
+	while (flow_hash_tab[hole] != (uint32_t)idx) {
+		assert(flow_hash_tab[hole] != HASH_EMPTY);
+		hole = (hole + 1) & (HASH_SIZE - 1);
+	}
+	for (next = (hole + 1) & (HASH_SIZE - 1);
+	     flow_hash_tab[next] != HASH_EMPTY;
+	     next = (next + 1) & (HASH_SIZE - 1)) {
+		unsigned int home;
+
+		home = flow_slot_of(&flowtab[flow_hash_tab[next]].f.key);
+		/* Can the entry at next move to hole? Only if its home is
+		 * not in the cyclic interval (hole, next].
+		 */
+		if (((next - home) & (HASH_SIZE - 1)) >=
+		    ((next - hole) & (HASH_SIZE - 1))) {
+			flow_hash_tab[hole] = flow_hash_tab[next];
+			hole = next;
+		}
+	}
+	flow_hash_tab[hole] = HASH_EMPTY;
+	f->hashed = false;
+}
+
+/**
+ * flow_close() - stop finding a flow now, free it after the event batch
+ * @idx:	flow index
+ */
+void flow_close(int idx)
+{
+	struct flow_common *f = &flowtab[idx].f;
+
+	if (f->closing)
+		return;
+	if (f->hashed)
+		flow_hash_remove(idx);
+	f->closing = true;
+	flow_pending_close = true;
+}
+
+/**
+ * flow_defer_free() - free flows closed during the batch: call after it
+ * @c:		execution context
+ */
+void flow_defer_free(struct ctx *c)
+{
+	unsigned int i;
+
+	if (!flow_pending_close)
+		return;
+	flow_pending_close = false;
+
+	for (i = 0; i < flow_hwm; i++) {
+		struct flow_common *f = &flowtab[i].f;
+
+		if (f->type == FLOW_FREE || !f->closing)
+			continue;
+		switch (f->type) {
+		case FLOW_TCP:
+			tcp_flow_free(c, i);
+			break;
+		case FLOW_UDP:
+			udp_flow_free(c, i);
+			break;
+		default:
+			assert(0);
+		}
+		f->type = FLOW_FREE;
+		flow_free_next[i] = flow_free_head;
+		flow_free_head = i;
+		flow_used--;
+	}
+	while (flow_hwm && flowtab[flow_hwm - 1].f.type == FLOW_FREE)
+		flow_hwm--;
+}
+
+unsigned int flow_count(void)
+{
+	return flow_used;
+}
+
+/**
+ * flow_high_water() - one past the highest index in use, bound for scans
+ *
+ * Return: high-water mark
+ */
+unsigned int flow_high_water(void)
+{
+	return flow_hwm;
+}
+
+struct flow_common *flow_at(int idx)
+{
+	return &flowtab[idx].f;
+}
+
+/**
+ * flow_str() - format a flow key for log messages
+ * @key:	flow key
+ * @buf:	output buffer
+ * @len:	size of @buf, at least FLOW_STRLEN
+ *
+ * Return: @buf
+ */
+const char *flow_str(const struct flow_key *key, char *buf, size_t len)
+{
+	char g[INET_ADDRSTRLEN], p[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &key->gaddr, g, sizeof(g));
+	inet_ntop(AF_INET, &key->paddr, p, sizeof(p));
+	snprintf(buf, len, "%s %s:%u <-> %s:%u",
+		 key->proto == IPPROTO_TCP ? "TCP" : "UDP",
+		 g, key->gport, p, key->pport);
+	return buf;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef FLOW_H
+#define FLOW_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define FLOW_MAX		8192
+
+enum flow_type {
+	FLOW_FREE = 0,
+	FLOW_TCP,
+	FLOW_UDP,
+	FLOW_TYPE_MAX,
+};
+
+/**
+ * struct flow_key - a flow as the guest sees it
+ * @gaddr:	guest address
+ * @paddr:	peer address, as the guest addresses it
+ * @gport:	guest port, host order
+ * @pport:	peer port, host order
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ */
+struct flow_key {
+	struct in_addr gaddr;
+	struct in_addr paddr;
+	uint16_t gport;
+	uint16_t pport;
+	uint8_t proto;
+	uint8_t pad[3];
+};
+
+/**
+ * struct flow_common - header every flow type starts with
+ * @type:	enum flow_type
+ * @closing:	freed after the current event batch
+ * @hashed:	present in the lookup hash table
+ * @key:	addresses and ports
+ */
+struct flow_common {
+	uint8_t type;
+	bool closing;
+	bool hashed;
+	struct flow_key key;
+};
+
+struct ctx;
+
+void flow_init(void);
+int flow_alloc(void);
+void flow_hash_insert(int idx);
+int flow_lookup(const struct flow_key *key);
+void flow_close(int idx);
+void flow_defer_free(struct ctx *c);
+unsigned int flow_count(void);
+unsigned int flow_high_water(void);
+struct flow_common *flow_at(int idx);
+const char *flow_str(const struct flow_key *key, char *buf, size_t len);
+
+/* Lifecycle hooks implemented by each flow type's module */
+void tcp_flow_free(struct ctx *c, int idx);
+void udp_flow_free(struct ctx *c, int idx);
+
+#define FLOW_STRLEN	64
+
+#endif /* FLOW_H */

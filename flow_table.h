@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef FLOW_TABLE_H
+#define FLOW_TABLE_H
+
+#include "flow.h"
+#include "tcp_conn.h"
+#include "udp_flow.h"
+
+/**
+ * union flow - an entry of the flow table: the common header comes first
+ */
+union flow {
+	struct flow_common f;
+	struct tcp_conn tcp;
+	struct udp_flow udp;
+};
+
+extern union flow flowtab[FLOW_MAX];
+
+#endif /* FLOW_TABLE_H */

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* passt.c - main: configuration, then one single-threaded epoll loop
+ *
+ * Theory of operation: every descriptor we watch carries a union epoll_ref
+ * naming its kind and, for flows, the flow table index. The loop waits for
+ * events, dispatches each by kind, then runs the post-batch hooks: deferred
+ * ACKs to the guest, timers, and freeing of flows closed during the batch.
+ * Handlers check that their flow is still alive: an earlier event of the
+ * same batch may have closed it.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "flow.h"
+#include "log.h"
+#include "passt.h"
+#include "pasta.h"
+#include "pcap.h"
+#include "tap.h"
+#include "tcp.h"
+#include "udp.h"
+
+#define EPOLL_EVENTS_MAX	64
+
+/* A locally administered address: the guest's gateway and every peer */
+static const uint8_t mac_ours[ETH_ADDR_LEN] = {
+	0x02, 0x70, 0x61, 0x73, 0x74, 0x61
+};
+
+static struct fwd_ports fwd_tcp, fwd_udp;
+
+/**
+ * epoll_ref_add() - watch a descriptor
+ * @c:		execution context
+ * @fd:		descriptor
+ * @type:	enum epoll_type
+ * @index:	flow index or port
+ * @events:	epoll events
+ */
+void epoll_ref_add(const struct ctx *c, int fd, enum epoll_type type,
+		   uint32_t index, uint32_t events)
+{
+	union epoll_ref ref = { .type = type, .fd = fd, .index = index };
+	struct epoll_event ev = { .events = events, .data.u64 = ref.u64 };
+
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev))
+		err("epoll_ctl add fd %d: %s", fd, strerror(errno));
+}
+
+/**
+ * epoll_ref_mod() - change the events watched on a descriptor
+ * @c:		execution context
+ * @fd:		descriptor
+ * @type:	enum epoll_type
+ * @index:	flow index or port
+ * @events:	epoll events
+ */
+void epoll_ref_mod(const struct ctx *c, int fd, enum epoll_type type,
+		   uint32_t index, uint32_t events)
+{
+	union epoll_ref ref = { .type = type, .fd = fd, .index = index };
+	struct epoll_event ev = { .events = events, .data.u64 = ref.u64 };
+
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, fd, &ev))
+		err("epoll_ctl mod fd %d: %s", fd, strerror(errno));
+}
+
+void epoll_ref_del(const struct ctx *c, int fd)
+{
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/**
+ * stats_dump() - log counters of frames, drops and flows (SIGUSR1)
+ * @c:		execution context
+ */
+static void stats_dump(const struct ctx *c)
+{
+	info("flows: %u in use", flow_count());
+	tap_stats(c);
+	tcp_stats(c);
+}
+
+/**
+ * signal_handler() - read a signal from the signalfd and act on it
+ * @c:		execution context
+ */
+static void signal_handler(struct ctx *c)
+{
+	struct signalfd_siginfo si;
+
+	while (read(c->fd_signal, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			pasta_sigchld(c);
+			break;
+		case SIGUSR1:
+			stats_dump(c);
+			break;
+		default:
+			info("Signal %d: exiting", si.ssi_signo);
+			c->quit = true;
+		}
+	}
+}
+
+static void signals_init(struct ctx *c)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	c->fd_signal = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->fd_signal < 0)
+		die("signalfd: %s", strerror(errno));
+	epoll_ref_add(c, c->fd_signal, EPOLL_TYPE_SIGNAL, 0, EPOLLIN);
+}
+
+static void pidfile_write(const struct ctx *c, pid_t pid)
+{
+	char buf[32];
+	int fd;
+
+	if (!c->pidfile[0])
+		return;
+	fd = open(c->pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(buf, sizeof(buf), "%d\n", pid);
+	if (fd < 0 || write_all(fd, buf, strlen(buf)))
+		die("Can't write PID file %s: %s", c->pidfile, strerror(errno));
+	close(fd);
+}
+
+/**
+ * daemonise() - go to the background once ready: the parent's exit says so
+ * @c:		execution context
+ */
+static void daemonise(const struct ctx *c)
+{
+	pid_t pid = fork();
+	int null;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid) {
+		pidfile_write(c, pid);
+		_exit(EXIT_SUCCESS);
+	}
+	setsid();
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+}
+
+/**
+ * loop_timeout() - how long epoll_wait() may sleep
+ * @next:	next timer deadline (ms), INT64_MAX if none
+ * @now:	current time (ms)
+ *
+ * Return: milliseconds, -1 for no timer; at least 1 s for UDP expiry
+ */
+static int loop_timeout(int64_t next, int64_t now)
+{
+	int64_t t = MIN(next - now, (int64_t)MS_PER_S);
+
+	return t < 0 ? 0 : (int)t;
+}
+
+/**
+ * dispatch() - hand one event to the handler for its kind
+ * @c:		execution context
+ * @ev:		event
+ */
+static void dispatch(struct ctx *c, const struct epoll_event *ev)
+{
+	union epoll_ref ref = { .u64 = ev->data.u64 };
+
+	switch (ref.type) {
+	case EPOLL_TYPE_TAP:
+		tap_handler(c, ev->events);
+		break;
+	case EPOLL_TYPE_SIGNAL:
+		signal_handler(c);
+		break;
+	case EPOLL_TYPE_TCP:
+		tcp_sock_handler(c, ref, ev->events);
+		break;
+	case EPOLL_TYPE_TCP_LISTEN:
+		tcp_listen_handler(c, ref, ev->events);
+		break;
+	case EPOLL_TYPE_UDP:
+		udp_sock_handler(c, ref, ev->events);
+		break;
+	case EPOLL_TYPE_UDP_LISTEN:
+		udp_listen_handler(c, ref, ev->events);
+		break;
+	default:
+		assert(0);
+	}
+}
+
+/**
+ * main_loop() - wait for events, dispatch, run post-batch hooks
+ * @c:		execution context
+ */
+static void main_loop(struct ctx *c)
+{
+	struct epoll_event events[EPOLL_EVENTS_MAX];
+	int64_t next = INT64_MAX;
+
+	while (!c->quit) {
+		int i, n;
+
+		n = epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX,
+			       loop_timeout(next, now_ms()));
+		if (n < 0 && errno != EINTR)
+			die("epoll_wait: %s", strerror(errno));
+		c->now = now_ms();
+
+		for (i = 0; i < n; i++)
+			dispatch(c, &events[i]);
+
+		tcp_batch_end(c);
+		next = tcp_timer(c);
+		udp_timer(c);
+		flow_defer_free(c);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct ctx c;
+
+	c.mode = strcmp(basename(argv[0]), "pasta") ? MODE_PASST : MODE_PASTA;
+	c.fd_tap = c.fd_tap_listen = c.fd_netns = -1;
+	c.tcp_fwd = &fwd_tcp;
+	c.udp_fwd = &fwd_udp;
+	memcpy(c.mac_ours, mac_ours, ETH_ADDR_LEN);
+	memset(c.mac_guest, 0xff, ETH_ADDR_LEN);
+
+	conf(&c, argc, argv);
+	log_setup(c.debug, c.quiet);
+
+	if (c.mode != MODE_PASTA)
+		die("passt mode is not available yet: run as pasta");
+
+	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c.epollfd < 0)
+		die("epoll_create1: %s", strerror(errno));
+	flow_init();
+	signals_init(&c);
+	pcap_init(c.pcap);
+
+	pasta_start(&c);
+	epoll_ref_add(&c, c.fd_tap, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
+	tcp_init(&c);
+	udp_init(&c);
+	c.now = now_ms();
+
+	if (!c.cmd_pid && !c.foreground)
+		daemonise(&c);
+	else
+		pidfile_write(&c, getpid());
+	pasta_cmd_release(&c);
+
+	main_loop(&c);
+
+	if (c.cmd_exited)
+		return c.cmd_status;
+	return EXIT_SUCCESS;
+}

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* pasta.c - network namespace set-up for pasta mode
+ *
+ * Theory of operation: as a non-root user, we first move into a new user
+ * namespace where our user is mapped to root, so that we hold
+ * CAP_SYS_ADMIN over every namespace we create from there. A child then
+ * unshares a new network namespace and waits; we open the tap device and a
+ * netlink socket inside that namespace from a short-lived clone() that
+ * shares our memory and file table (ns_call()), because once in the target
+ * namespace we could not come back to the host's: its user namespace is not
+ * ours. The descriptors stay bound to the namespace they were created in.
+ * Once the tap is configured the child runs the command; we exit with its
+ * status when it ends.
+ *
+ * Joining an existing namespace (PID or --netns) works the same way, after
+ * joining its user namespace if we are not root.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "netlink.h"
+#include "passt.h"
+#include "pasta.h"
+
+static int pasta_go_fd = -1;	/* write end: the child may exec */
+static int pasta_nl_ns = -1;	/* netlink socket in the namespace */
+
+/**
+ * struct ns_call_arg - what ns_call() runs in the target namespace
+ * @netns:	namespace descriptor
+ * @fn:		function to run there
+ * @arg:	its argument
+ * @ret:	its return value, or -errno from setns()
+ */
+struct ns_call_arg {
+	int netns;
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+};
+
+static int ns_call_child(void *p)
+{
+	struct ns_call_arg *a = p;
+
+	if (setns(a->netns, CLONE_NEWNET))
+		a->ret = -errno;
+	else
+		a->ret = a->fn(a->arg);
+	return 0;
+}
+
+/**
+ * ns_call() - run a function inside a network namespace, then return
+ * @netns:	namespace descriptor
+ * @fn:		function, may create descriptors: they are ours afterwards
+ * @arg:	argument for @fn
+ *
+ * Return: what @fn returned, or -errno
+ */
+static int ns_call(int netns, int (*fn)(void *), void *arg)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct ns_call_arg a = { netns, fn, arg, 0 };
+	pid_t pid;
+
+	pid = clone(ns_call_child, stack + sizeof(stack),
+		    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &a);
+	if (pid < 0)
+		return -errno;
+	waitpid(pid, NULL, 0);
+	return a.ret;
+}
+
+/**
+ * pasta_open_in_ns() - open tap and netlink socket, run via ns_call()
+ * @arg:	execution context
+ *
+ * Return: 0 on success, -errno on failure
+ */
+static int pasta_open_in_ns(void *arg)
+{
+	struct ctx *c = arg;
+	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
+	int fd;
+
+	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memcpy(ifr.ifr_name, c->ifname, IFNAMSIZ);
+	if (ioctl(fd, TUNSETIFF, &ifr) ||
+	    ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	memcpy(c->mac_guest, ifr.ifr_hwaddr.sa_data, ETH_ADDR_LEN);
+	c->mac_guest_known = true;
+	c->fd_tap = fd;
+
+	pasta_nl_ns = nl_open();
+	return pasta_nl_ns < 0 ? pasta_nl_ns : 0;
+}
+
+static void pasta_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write_all(fd, s, strlen(s)))
+		die("Can't write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/**
+ * pasta_userns_own() - become root of a new user namespace, if not root
+ */
+static void pasta_userns_own(void)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
+	if (!uid)
+		return;
+	if (unshare(CLONE_NEWUSER))
+		die("Can't create a user namespace: %s", strerror(errno));
+	pasta_write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	pasta_write_file("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	pasta_write_file("/proc/self/gid_map", map);
+}
+
+/**
+ * pasta_child() - the command's process: new netns, wait, exec
+ * @cmd:	command and arguments
+ * @ready:	pipe to tell the parent the namespace exists
+ * @go:		pipe the parent closes or writes to when the tap is ready
+ */
+static void __attribute__((noreturn)) pasta_child(char **cmd, int ready,
+						  int go)
+{
+	sigset_t none;
+	char b;
+	int e = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (unshare(CLONE_NEWNET))
+		e = errno;
+	if (write(ready, &e, sizeof(e)) != sizeof(e) || e)
+		_exit(EXIT_FAILURE);
+	close(ready);
+	if (read(go, &b, 1) != 1)
+		_exit(EXIT_FAILURE);	/* parent failed set-up */
+	close(go);
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "pasta: can't run %s: %s\n", cmd[0], strerror(errno));
+	_exit(127);
+}
+
+/**
+ * pasta_spawn() - start the command in a new network namespace, held
+ * @c:		execution context
+ */
+static void pasta_spawn(struct ctx *c)
+{
+	static char *shell[2];
+	int ready[2], go[2], e;
+	char path[64];
+
+	if (!c->cmd) {
+		shell[0] = getenv("SHELL") ? getenv("SHELL") : "/bin/sh";
+		c->cmd = shell;
+	}
+	pasta_userns_own();
+	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+
+	c->cmd_pid = fork();
+	if (c->cmd_pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!c->cmd_pid) {
+		close(ready[0]);
+		close(go[1]);
+		pasta_child(c->cmd, ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &e, sizeof(e)) != sizeof(e))
+		die("Namespace set-up failed in the child");
+	if (e)
+		die("Can't create a network namespace: %s", strerror(e));
+	close(ready[0]);
+	pasta_go_fd = go[1];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", c->cmd_pid);
+	c->fd_netns = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd_netns < 0)
+		die("Can't open %s: %s", path, strerror(errno));
+}
+
+/**
+ * pasta_join() - open an existing namespace given by PID or path
+ * @c:		execution context
+ */
+static void pasta_join(struct ctx *c)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (c->target_pid) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", c->target_pid);
+		if (!c->userns_path[0] && geteuid())
+			snprintf(c->userns_path, sizeof(c->userns_path), "%s",
+				 path);
+		snprintf(c->netns_path, sizeof(c->netns_path),
+			 "/proc/%d/ns/net", c->target_pid);
+	}
+	if (c->userns_path[0]) {
+		fd = open(c->userns_path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWUSER))
+			die("Can't join user namespace %s: %s",
+			    c->userns_path, strerror(errno));
+		close(fd);
+	}
+	c->fd_netns = open(c->netns_path, O_RDONLY | O_CLOEXEC);
+	if (c->fd_netns < 0)
+		die("Can't open network namespace %s: %s", c->netns_path,
+		    strerror(errno));
+}
+
+/**
+ * pasta_config_net() - bring up lo, and configure the tap if asked to
+ * @c:		execution context
+ */
+static void pasta_config_net(const struct ctx *c)
+{
+	int lo, ifi, ret;
+
+	lo = nl_link_index(pasta_nl_ns, "lo");
+	if (lo > 0 && (ret = nl_link_set_up(pasta_nl_ns, lo, 0)))
+		warn("Can't bring up lo in the namespace: %s", strerror(-ret));
+
+	if (!c->config_net)
+		return;
+	ifi = nl_link_index(pasta_nl_ns, c->ifname);
+	if (ifi < 0)
+		die("Can't find %s in the namespace: %s", c->ifname,
+		    strerror(-ifi));
+	ret = nl_link_set_up(pasta_nl_ns, ifi, c->mtu);
+	if (ret)
+		die("Can't set %s up with MTU %d: %s", c->ifname, c->mtu,
+		    strerror(-ret));
+	ret = nl_addr4_add(pasta_nl_ns, ifi, c->addr4, c->prefix4);
+	if (ret && ret != -EEXIST)
+		die("Can't add address to %s: %s", c->ifname, strerror(-ret));
+	ret = nl_route4_add_default(pasta_nl_ns, ifi, c->gw4);
+	if (ret && ret != -EEXIST)
+		die("Can't add default route via the gateway: %s",
+		    strerror(-ret));
+}
+
+/**
+ * pasta_start() - set up the namespace and its tap device
+ * @c:		execution context
+ */
+void pasta_start(struct ctx *c)
+{
+	int ret;
+
+	if (c->target_pid || c->netns_path[0])
+		pasta_join(c);
+	else
+		pasta_spawn(c);
+
+	ret = ns_call(c->fd_netns, pasta_open_in_ns, c);
+	if (ret)
+		die("Can't create tap device %s in the namespace: %s",
+		    c->ifname, strerror(-ret));
+	pasta_config_net(c);
+	close(pasta_nl_ns);
+	pasta_nl_ns = -1;
+	info("pasta: tap %s in the namespace, guest %s", c->ifname,
+	     c->config_net ? "configured" : "not configured");
+}
+
+/**
+ * pasta_cmd_release() - let the held command run
+ * @c:		execution context
+ */
+void pasta_cmd_release(struct ctx *c)
+{
+	(void)c;
+	if (pasta_go_fd < 0)
+		return;
+	if (write(pasta_go_fd, "g", 1) != 1)
+		die("Can't start the command: %s", strerror(errno));
+	close(pasta_go_fd);
+	pasta_go_fd = -1;
+}
+
+/**
+ * pasta_sigchld() - reap children; quit when the command has exited
+ * @c:		execution context
+ */
+void pasta_sigchld(struct ctx *c)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != c->cmd_pid)
+			continue;
+		c->cmd_exited = true;
+		c->cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+			       128 + WTERMSIG(status);
+		c->quit = true;
+	}
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PASTA_H
+#define PASTA_H
+
+struct ctx;
+
+void pasta_start(struct ctx *c);
+void pasta_cmd_release(struct ctx *c);
+void pasta_sigchld(struct ctx *c);
+
+#endif /* PASTA_H */

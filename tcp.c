@@ -1,0 +1,1244 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp.c - guest TCP connections translated onto host sockets
+ *
+ * Theory of operation
+ *
+ * We are not a TCP stack: the host kernel's TCP talks to the real peer, and we
+ * only keep a thin TCP endpoint facing the guest, one per host socket.
+ *
+ * Guest to host: in-sequence payload is written to the socket with send(); we
+ * acknowledge exactly what send() accepted, so whatever the socket refuses is
+ * never lost: the guest still has it and retransmits it. The window we
+ * advertise is what the socket can take now (SO_SNDBUF minus SIOCOUTQ), a
+ * window below one MSS is advertised as zero (RFC 813, silly window
+ * avoidance), and EPOLLOUT on the socket, the kernel's own wake-up when space
+ * frees, triggers the window update. Out-of-order segments are dropped with a
+ * duplicate ACK: the guest is one hop away, fast retransmit repairs it.
+ *
+ * Host to guest: data stays in the socket until the guest acknowledges it. We
+ * read it with MSG_PEEK, the socket's SO_PEEK_OFF remembering how far we have
+ * sent; an ACK from the guest discards the acknowledged bytes with MSG_TRUNC.
+ * Retransmission (three duplicate ACKs, or the RTO, RFC 6298 with back-off)
+ * rewinds the peek offset to the oldest unacknowledged byte. We never send
+ * beyond the guest's advertised window; a zero window is probed on the RTO.
+ *
+ * Host sockets are edge-triggered: reading stops when the guest's window is
+ * full and resumes from the guest's ACK, not from epoll.
+ *
+ * Each connection has one phase (enum tcp_phase, changed by tcp_phase_set()),
+ * closing-progress bits (@close) and pending-work bits (@pending), see
+ * tcp_conn.h. ACKs to the guest are deferred to the end of the event batch.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "checksum.h"
+#include "flow.h"
+#include "flow_table.h"
+#include "log.h"
+#include "passt.h"
+#include "tap.h"
+#include "tcp.h"
+
+#define TCP_FRAMES		32	/* data frames per recvmsg() */
+#define TCP_FRAME_STRIDE	ROUND_UP(FRAME_BUF_SIZE, 8)
+#define TCP_HDR_LEN		20
+#define TCP_SYN_OPT_LEN		8	/* MSS (4), NOP (1), window scale (3) */
+#define TCP_WS_OURS		8	/* window up to 16 MiB */
+#define TCP_MSS_NO_OPT		536	/* RFC 879, when the guest sends none */
+#define TCP_RTO_INIT_MS		200	/* one local hop: RTT is microseconds */
+#define TCP_RTO_MAX_MS		60000	/* RFC 6298, 2.5 */
+#define TCP_RETRIES_MAX		10
+#define TCP_DUP_ACK_THRESH	3	/* RFC 5681, 3.2 */
+#define TCP_TOUCHED_MAX		256
+
+static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
+	__attribute__((aligned(8)));
+static int tcp_touched[TCP_TOUCHED_MAX];
+static unsigned int tcp_touched_n;
+static int64_t tcp_deadline = INT64_MAX;
+
+static const char *const tcp_phase_names[TCP_PHASES] = {
+	[TCP_PHASE_NONE]	= "NONE",
+	[TCP_PHASE_CONNECTING]	= "CONNECTING",
+	[TCP_PHASE_SYN_ACK_SENT]	= "SYN_ACK_SENT",
+	[TCP_PHASE_SYN_SENT]	= "SYN_SENT",
+	[TCP_PHASE_ESTABLISHED]	= "ESTABLISHED",
+};
+
+/**
+ * struct tcp_opts - what we use of the guest's SYN options
+ * @mss:	maximum segment size, 0 if absent
+ * @ws:		window scale shift, -1 if absent
+ */
+struct tcp_opts {
+	uint16_t mss;
+	int ws;
+};
+
+/**
+ * struct tcp_seg - a checked segment from the guest
+ * @th:		TCP header
+ * @opts:	options bytes
+ * @data:	payload
+ * @seq:	sequence number, host order
+ * @ack:	acknowledgement number, host order
+ * @wnd:	window field, host order, not scaled
+ */
+struct tcp_seg {
+	const struct tcphdr *th;
+	struct pkt_view opts;
+	struct pkt_view data;
+	uint32_t seq;
+	uint32_t ack;
+	uint16_t wnd;
+};
+
+static void tcp_conn_str(const struct tcp_conn *conn, char *buf)
+{
+	flow_str(&conn->f.key, buf, FLOW_STRLEN);
+}
+
+/**
+ * tcp_phase_set() - change a connection's phase, logging it
+ * @conn:	connection
+ * @phase:	new phase
+ */
+static void tcp_phase_set(struct tcp_conn *conn, enum tcp_phase phase)
+{
+	char s[FLOW_STRLEN];
+
+	if (log_debug_enabled()) {
+		tcp_conn_str(conn, s);
+		debug("%s: %s -> %s", s, tcp_phase_names[conn->phase],
+		      tcp_phase_names[phase]);
+	}
+	conn->phase = phase;
+}
+
+/**
+ * tcp_close_set() - record a closing event, logging it
+ * @conn:	connection
+ * @bit:	TCP_SOCK_EOF ... bit
+ */
+static void tcp_close_set(struct tcp_conn *conn, uint8_t bit)
+{
+	char s[FLOW_STRLEN];
+
+	if (conn->close & bit)
+		return;
+	conn->close |= bit;
+	if (log_debug_enabled()) {
+		tcp_conn_str(conn, s);
+		debug("%s: close events 0x%02x", s, conn->close);
+	}
+}
+
+static int tcp_idx(const struct tcp_conn *conn)
+{
+	return (const union flow *)conn - flowtab;
+}
+
+/**
+ * tcp_touch() - remember a connection for the end-of-batch ACK flush
+ * @c:		execution context
+ * @conn:	connection
+ * @bits:	pending bits to set (TCP_ACK_DUE, TCP_ACK_NOW)
+ */
+static void tcp_touch(struct ctx *c, struct tcp_conn *conn, uint8_t bits)
+{
+	if (!(conn->pending & (TCP_ACK_DUE | TCP_ACK_NOW))) {
+		if (tcp_touched_n == TCP_TOUCHED_MAX)
+			tcp_batch_end(c);
+		tcp_touched[tcp_touched_n++] = tcp_idx(conn);
+	}
+	conn->pending |= bits;
+}
+
+/**
+ * tcp_rto_arm() - set the retransmission deadline
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_rto_arm(const struct ctx *c, struct tcp_conn *conn)
+{
+	conn->rto_at = c->now + conn->rto_ms;
+	if (conn->rto_at < tcp_deadline)
+		tcp_deadline = conn->rto_at;
+}
+
+/**
+ * tcp_epoll_set() - register the socket for the given events, if changed
+ * @c:		execution context
+ * @conn:	connection
+ * @events:	epoll events, EPOLLET is added
+ */
+static void tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn,
+			  uint32_t events)
+{
+	events |= EPOLLET;
+	if (conn->epoll_events == events)
+		return;
+	epoll_ref_mod(c, conn->sock, EPOLL_TYPE_TCP, tcp_idx(conn), events);
+	conn->epoll_events = events;
+}
+
+/**
+ * tcp_wnd_from_sndbuf() - window the host socket can honour right now
+ * @conn:	connection
+ *
+ * The kernel doubles SO_SNDBUF for its own overhead, and counts both in
+ * sk_wmem_queued, so the free payload room is close to SO_SNDBUF - SIOCOUTQ
+ * for the large writes we do. Less than one MSS is no window (RFC 813).
+ *
+ * Return: window in bytes, already clamped to what we can advertise
+ */
+static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn)
+{
+	int sndbuf, outq;
+	socklen_t sl = sizeof(sndbuf);
+	uint32_t wnd, max = 0xffffU << conn->ws_to_tap;
+
+	if (getsockopt(conn->sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) ||
+	    ioctl(conn->sock, SIOCOUTQ, &outq))
+		return conn->wnd_to_tap;
+
+	wnd = sndbuf > outq ? (uint32_t)(sndbuf - outq) : 0;
+	wnd = MIN(wnd, max);
+	if (wnd < conn->mss_to_tap)
+		return 0;
+	return wnd;
+}
+
+/**
+ * tcp_hdr_fill() - build the headers of a segment to the guest
+ * @c:		execution context
+ * @conn:	connection
+ * @buf:	frame buffer
+ * @seq:	sequence number
+ * @flags:	TCP flags byte (TH_SYN ...)
+ * @opt_len:	options length, options already written after the header
+ * @data_len:	payload length, payload already in place
+ *
+ * Return: L4 length
+ */
+static size_t tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
+			   uint8_t *buf, uint32_t seq, uint8_t flags,
+			   size_t opt_len, size_t data_len)
+{
+	size_t l4_len = TCP_HDR_LEN + opt_len + data_len;
+	struct tcphdr *th;
+	uint32_t wnd;
+
+	th = (struct tcphdr *)tap_ip4_hdr_fill(c, buf, conn->f.key.paddr,
+					       conn->f.key.gaddr, IPPROTO_TCP,
+					       l4_len);
+	memset(th, 0, TCP_HDR_LEN);
+	th->source = htons(conn->f.key.pport);
+	th->dest = htons(conn->f.key.gport);
+	th->seq = htonl(seq);
+	th->doff = (TCP_HDR_LEN + opt_len) / 4;
+	th->th_flags = flags;
+	if (flags & TH_ACK) {
+		th->ack_seq = htonl(conn->seq_from_tap);
+		conn->seq_ack_to_tap = conn->seq_from_tap;
+	}
+	if (flags & TH_SYN) {
+		wnd = MIN(conn->wnd_to_tap, 0xffffU);
+	} else {
+		wnd = conn->wnd_to_tap >> conn->ws_to_tap;
+		/* Don't shrink to a non-zero window of zero after scaling */
+		wnd = MIN(wnd, 0xffffU);
+	}
+	th->window = htons(wnd);
+	th->check = csum(th, l4_len,
+			 csum_pseudo4(conn->f.key.paddr, conn->f.key.gaddr,
+				      IPPROTO_TCP, l4_len));
+	return l4_len;
+}
+
+/**
+ * tcp_send_ctl() - send a segment without payload to the guest
+ * @c:		execution context
+ * @conn:	connection
+ * @flags:	TCP flags; SYN adds our MSS and window scale options
+ */
+static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
+{
+	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN + TCP_SYN_OPT_LEN]
+		__attribute__((aligned(8)));
+	uint8_t *opt = buf + FRAME_L4_OFF + TCP_HDR_LEN;
+	size_t opt_len = 0;
+	uint32_t seq = conn->seq_to_tap;
+
+	if (flags & TH_SYN) {
+		uint16_t mss = htons(c->mtu - 40);
+
+		opt[0] = TCPOPT_MAXSEG;
+		opt[1] = TCPOLEN_MAXSEG;
+		memcpy(opt + 2, &mss, 2);
+		opt[4] = TCPOPT_NOP;
+		opt[5] = TCPOPT_WINDOW;
+		opt[6] = TCPOLEN_WINDOW;
+		opt[7] = TCP_WS_OURS;
+		opt_len = TCP_SYN_OPT_LEN;
+		seq--;		/* seq_to_tap already counts the SYN */
+	} else if (flags & TH_FIN) {
+		seq--;		/* and the FIN */
+	}
+	if (flags & TH_ACK)
+		conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
+
+	tap_send(c, buf, tcp_hdr_fill(c, conn, buf, seq, flags, opt_len, 0));
+	conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
+}
+
+/**
+ * tcp_rst() - reset both sides of a connection and close it
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_rst(struct ctx *c, struct tcp_conn *conn)
+{
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+	char s[FLOW_STRLEN];
+
+	if (conn->f.closing)
+		return;
+	if (log_debug_enabled()) {
+		tcp_conn_str(conn, s);
+		debug("%s: reset", s);
+	}
+	if (conn->phase != TCP_PHASE_SYN_SENT)
+		tcp_send_ctl(c, conn, TH_RST | TH_ACK);
+	/* Closing with a zero linger time sends an RST to the host peer */
+	setsockopt(conn->sock, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+	flow_close(tcp_idx(conn));
+}
+
+/**
+ * tcp_check_done() - close the connection once both directions are closed
+ * @conn:	connection
+ */
+static void tcp_check_done(struct tcp_conn *conn)
+{
+	if ((conn->close & TCP_TAP_FIN_ACKED) && (conn->close & TCP_TAP_EOF))
+		flow_close(tcp_idx(conn));
+}
+
+/**
+ * tcp_send_fin() - send our FIN once the host peer's data is all sent
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
+{
+	conn->seq_to_tap++;
+	tcp_close_set(conn, TCP_TAP_FIN_SENT);
+	tcp_send_ctl(c, conn, TH_FIN | TH_ACK);
+	if (!conn->rto_at)
+		tcp_rto_arm(c, conn);
+}
+
+/**
+ * tcp_peek_frames() - peek socket data into frame payload slots
+ * @conn:	connection
+ * @space:	bytes the guest's window allows
+ * @iov:	iovec array, TCP_FRAMES entries
+ *
+ * Return: recvmsg() result
+ */
+static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
+			       struct iovec *iov)
+{
+	struct msghdr mh = { .msg_iov = iov };
+	unsigned int i;
+
+	for (i = 0; i < TCP_FRAMES && space; i++) {
+		size_t len = MIN(space, conn->mss_to_tap);
+
+		iov[i].iov_base = tcp_frames[i] + FRAME_L4_OFF + TCP_HDR_LEN;
+		iov[i].iov_len = len;
+		space -= len;
+	}
+	mh.msg_iovlen = i;
+	return recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+}
+
+/**
+ * tcp_data_to_tap() - send what the guest's window allows from the socket
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
+{
+	struct iovec iov[TCP_FRAMES];
+
+	if (conn->phase != TCP_PHASE_ESTABLISHED ||
+	    (conn->close & TCP_TAP_FIN_SENT) || conn->f.closing)
+		return;
+
+	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
+
+	for (;;) {
+		uint32_t in_flight = conn->seq_to_tap - conn->seq_ack_from_tap;
+		uint32_t space, sent = 0;
+		ssize_t n;
+		int i;
+
+		if (in_flight >= conn->wnd_from_tap) {
+			/* Zero window: the RTO timer probes it */
+			if (!conn->rto_at)
+				tcp_rto_arm(c, conn);
+			return;
+		}
+		space = conn->wnd_from_tap - in_flight;
+
+		n = tcp_peek_frames(conn, space, iov);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			tcp_rst(c, conn);
+			return;
+		}
+		if (n == 0) {
+			tcp_close_set(conn, TCP_SOCK_EOF);
+			tcp_send_fin(c, conn);
+			return;
+		}
+
+		for (i = 0; sent < (size_t)n; i++) {
+			size_t len = MIN((size_t)n - sent, iov[i].iov_len);
+
+			conn->seq_to_tap += len;
+			tap_send(c, tcp_frames[i],
+				 tcp_hdr_fill(c, conn, tcp_frames[i],
+					      conn->seq_to_tap - len,
+					      TH_ACK | (sent + len == (size_t)n ?
+							TH_PUSH : 0),
+					      0, len));
+			sent += len;
+		}
+		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
+		if (!conn->rto_at)
+			tcp_rto_arm(c, conn);
+		/* Go on until EAGAIN: edge-triggered, and a FIN that came
+		 * with this data gives no further wake-up.
+		 */
+	}
+}
+
+/**
+ * tcp_rewind() - go back to the oldest unacknowledged byte and resend
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
+{
+	int zero = 0;
+
+	conn->retrans++;
+	conn->dup_acks = 0;
+	conn->seq_to_tap = conn->seq_ack_from_tap;
+	if ((conn->close & TCP_TAP_FIN_SENT) &&
+	    !(conn->close & TCP_TAP_FIN_ACKED))
+		conn->close &= ~TCP_TAP_FIN_SENT;
+	if (setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
+		       sizeof(zero))) {
+		tcp_rst(c, conn);
+		return;
+	}
+	tcp_data_to_tap(c, conn);
+}
+
+/**
+ * tcp_opts_parse() - read MSS and window scale from SYN options
+ * @v:		options bytes
+ * @o:		parsed options
+ *
+ * Options match on exact (kind, length) pairs; values are copied out.
+ *
+ * Return: 0 on success, -1 if the option list is malformed
+ */
+static int tcp_opts_parse(struct pkt_view v, struct tcp_opts *o)
+{
+	o->mss = 0;
+	o->ws = -1;
+
+	while (v.len) {
+		const uint8_t *kind = pkt_pull(&v, 1), *len;
+		const uint8_t *val;
+
+		if (*kind == TCPOPT_EOL)
+			break;
+		if (*kind == TCPOPT_NOP)
+			continue;
+		len = pkt_pull(&v, 1);
+		if (!len || *len < 2 || !(val = pkt_pull(&v, *len - 2)))
+			return -1;
+		if (*kind == TCPOPT_MAXSEG && *len == TCPOLEN_MAXSEG) {
+			uint16_t mss;
+
+			memcpy(&mss, val, sizeof(mss));
+			o->mss = ntohs(mss);
+		} else if (*kind == TCPOPT_WINDOW && *len == TCPOLEN_WINDOW) {
+			o->ws = MIN(*val, 14);	/* RFC 7323, 2.3 */
+		} else if (*kind == TCPOPT_MAXSEG || *kind == TCPOPT_WINDOW) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/**
+ * tcp_syn_opts_apply() - take MSS and window scaling from the guest's SYN
+ * @c:		execution context
+ * @conn:	connection
+ * @o:		guest's options
+ * @wnd:	window field of the SYN, never scaled (RFC 7323, 2.2)
+ */
+static void tcp_syn_opts_apply(const struct ctx *c, struct tcp_conn *conn,
+			       const struct tcp_opts *o, uint16_t wnd)
+{
+	conn->mss_to_tap = o->mss ? o->mss : TCP_MSS_NO_OPT;
+	conn->mss_to_tap = MIN(conn->mss_to_tap, c->mtu - 40);
+	conn->mss_to_tap = MAX(conn->mss_to_tap, 64);
+	if (o->ws >= 0) {
+		conn->ws_from_tap = o->ws;
+		conn->ws_to_tap = TCP_WS_OURS;
+	} else {
+		/* Scaling is on only if both sides offer it */
+		conn->ws_from_tap = conn->ws_to_tap = 0;
+	}
+	conn->wnd_from_tap = wnd;
+}
+
+/**
+ * tcp_isn() - initial sequence number for a connection towards the guest
+ *
+ * Return: random 32-bit value (RFC 6528 asks for unpredictability)
+ */
+static uint32_t tcp_isn(void)
+{
+	return (uint32_t)random_u64();
+}
+
+/**
+ * tcp_sock_register() - set up a flow's socket and add it to epoll
+ * @c:		execution context
+ * @s:		socket
+ * @idx:	flow index for the epoll reference
+ * @events:	initial epoll events, EPOLLET is added
+ *
+ * Return: 0, or -errno
+ */
+static int tcp_sock_register(const struct ctx *c, int s, int idx,
+			     uint32_t events)
+{
+	int zero = 0;
+
+	if (setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero))) {
+		int ret = -errno;
+
+		err_ratelimit("TCP: SO_PEEK_OFF: %s", strerror(errno));
+		return ret;
+	}
+	epoll_ref_add(c, s, EPOLL_TYPE_TCP, idx, events | EPOLLET);
+	flowtab[idx].tcp.epoll_events = events | EPOLLET;
+	return 0;
+}
+
+/**
+ * tcp_peer_sockaddr() - where a guest's connection goes on the host
+ * @c:		execution context
+ * @key:	flow key
+ * @sa:		socket address to fill
+ *
+ * The guest's gateway address stands for the host itself: connections to
+ * it reach the host's loopback, as with upstream pasta and passt.
+ */
+static void tcp_peer_sockaddr(const struct ctx *c, const struct flow_key *key,
+			      struct sockaddr_in *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(key->pport);
+	sa->sin_addr = key->paddr;
+	if (!c->no_map_gw && key->paddr.s_addr == c->gw4.s_addr)
+		sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+}
+
+/**
+ * tcp_conn_from_tap() - open a host connection for a guest's SYN
+ * @c:		execution context
+ * @key:	flow key
+ * @seg:	the SYN
+ */
+static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
+			      const struct tcp_seg *seg)
+{
+	struct sockaddr_in sa;
+	struct tcp_conn *conn;
+	struct tcp_opts o;
+	char str[FLOW_STRLEN];
+	int idx, s;
+
+	if (tcp_opts_parse(seg->opts, &o)) {
+		pkt_drop(DROP_TCP_OPTS);
+		return;
+	}
+	idx = flow_alloc();
+	if (idx < 0) {
+		pkt_drop(DROP_FLOW_TABLE_FULL);
+		err_ratelimit("TCP: flow table full, refusing %s",
+			      flow_str(key, str, sizeof(str)));
+		return;
+	}
+	conn = &flowtab[idx].tcp;
+	conn->f.type = FLOW_TCP;
+	conn->f.key = *key;
+	conn->sock = -1;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	conn->seq_from_tap = seg->seq + 1;
+	conn->seq_to_tap = tcp_isn() + 1;
+	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
+	tcp_syn_opts_apply(c, conn, &o, seg->wnd);
+	flow_hash_insert(idx);
+
+	s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		   IPPROTO_TCP);
+	if (s < 0) {
+		err_ratelimit("TCP: socket for %s: %s",
+			      flow_str(key, str, sizeof(str)), strerror(errno));
+		tcp_rst(c, conn);
+		return;
+	}
+	conn->sock = s;
+	if (tcp_sock_register(c, s, idx, EPOLLOUT | EPOLLRDHUP)) {
+		tcp_rst(c, conn);
+		return;
+	}
+	tcp_phase_set(conn, TCP_PHASE_CONNECTING);
+
+	tcp_peer_sockaddr(c, key, &sa);
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    errno != EINPROGRESS) {
+		debug("TCP: connect for %s: %s",
+		      flow_str(key, str, sizeof(str)), strerror(errno));
+		tcp_rst(c, conn);
+	}
+}
+
+/**
+ * tcp_connected() - host connect() completed: answer the guest's SYN
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_connected(struct ctx *c, struct tcp_conn *conn)
+{
+	int err = 0;
+	socklen_t sl = sizeof(err);
+
+	if (getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
+		char s[FLOW_STRLEN];
+
+		debug("TCP: %s: connect: %s",
+		      flow_str(&conn->f.key, s, sizeof(s)), strerror(err));
+		tcp_rst(c, conn);
+		return;
+	}
+	tcp_phase_set(conn, TCP_PHASE_SYN_ACK_SENT);
+	tcp_epoll_set(c, conn, EPOLLIN | EPOLLRDHUP);
+	tcp_send_ctl(c, conn, TH_SYN | TH_ACK);
+	tcp_rto_arm(c, conn);
+}
+
+/**
+ * tcp_ack_from_tap() - process the guest's ACK and window
+ * @c:		execution context
+ * @conn:	connection
+ * @seg:	segment
+ */
+static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
+			     const struct tcp_seg *seg)
+{
+	uint32_t wnd = (uint32_t)seg->wnd << conn->ws_from_tap;
+	uint32_t acked;
+	bool dup;
+
+	if (SEQ_GT(seg->ack, conn->seq_to_tap) ||
+	    SEQ_LT(seg->ack, conn->seq_ack_from_tap))
+		return;		/* not for data we sent, or old */
+
+	acked = seg->ack - conn->seq_ack_from_tap;
+	dup = !acked && !seg->data.len && wnd == conn->wnd_from_tap &&
+	      conn->seq_to_tap != conn->seq_ack_from_tap;
+	conn->wnd_from_tap = wnd;
+
+	if (acked) {
+		if ((conn->close & TCP_TAP_FIN_SENT) &&
+		    seg->ack == conn->seq_to_tap) {
+			tcp_close_set(conn, TCP_TAP_FIN_ACKED);
+			acked--;	/* the FIN is not socket data */
+		}
+		if (acked && recv(conn->sock, NULL, acked,
+				  MSG_TRUNC | MSG_DONTWAIT) < 0) {
+			tcp_rst(c, conn);
+			return;
+		}
+		conn->bytes_to_tap += acked;
+		conn->seq_ack_from_tap = seg->ack;
+		conn->dup_acks = 0;
+		conn->retries = 0;
+		conn->rto_ms = TCP_RTO_INIT_MS;
+		if (conn->seq_to_tap == conn->seq_ack_from_tap)
+			conn->rto_at = 0;
+		else
+			tcp_rto_arm(c, conn);
+	} else if (dup && ++conn->dup_acks == TCP_DUP_ACK_THRESH) {
+		tcp_rewind(c, conn);
+		return;
+	}
+	tcp_data_to_tap(c, conn);
+}
+
+/**
+ * tcp_data_from_tap() - write the guest's in-sequence payload to the socket
+ * @c:		execution context
+ * @conn:	connection
+ * @seg:	segment
+ */
+static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
+			      const struct tcp_seg *seg)
+{
+	bool fin = seg->th->fin;
+	uint32_t skip, len = seg->data.len;
+	ssize_t n = 0;
+
+	if (!len && !fin)
+		return;
+	if (conn->close & TCP_TAP_EOF) {
+		tcp_touch(c, conn, TCP_ACK_NOW);
+		return;
+	}
+	if (SEQ_GT(seg->seq, conn->seq_from_tap)) {
+		/* A gap: drop, a duplicate ACK asks for the missing data */
+		pkt_drop(DROP_TCP_SEQ);
+		tcp_touch(c, conn, TCP_ACK_NOW);
+		return;
+	}
+	skip = conn->seq_from_tap - seg->seq;
+	if (skip > len || (skip == len && !fin)) {
+		tcp_touch(c, conn, TCP_ACK_NOW);	/* old duplicate */
+		return;
+	}
+
+	if (len - skip) {
+		n = send(conn->sock, seg->data.data + skip, len - skip,
+			 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				tcp_rst(c, conn);
+				return;
+			}
+			n = 0;
+		}
+		conn->seq_from_tap += n;
+		conn->bytes_from_tap += n;
+		if ((size_t)n < len - skip) {
+			/* Not lost: unacknowledged, the guest resends it */
+			conn->pending |= TCP_WANT_EPOLLOUT;
+			tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
+			tcp_touch(c, conn, TCP_ACK_NOW);
+			return;
+		}
+	}
+
+	if (fin) {
+		conn->seq_from_tap++;
+		tcp_close_set(conn, TCP_TAP_EOF);
+		if (!shutdown(conn->sock, SHUT_WR))
+			tcp_close_set(conn, TCP_SOCK_SHUT_WR);
+		tcp_touch(c, conn, TCP_ACK_NOW);
+		return;
+	}
+	tcp_touch(c, conn, TCP_ACK_DUE);
+}
+
+/**
+ * tcp_handshake_from_tap() - segment for a connection not yet established
+ * @c:		execution context
+ * @conn:	connection
+ * @seg:	segment, not RST
+ *
+ * Return: true if the segment should be processed further as established
+ */
+static bool tcp_handshake_from_tap(struct ctx *c, struct tcp_conn *conn,
+				   const struct tcp_seg *seg)
+{
+	const struct tcphdr *th = seg->th;
+	struct tcp_opts o;
+
+	switch (conn->phase) {
+	case TCP_PHASE_CONNECTING:
+		return false;	/* SYN retransmission: still connecting */
+	case TCP_PHASE_SYN_ACK_SENT:
+		if (th->syn && !th->ack) {
+			tcp_send_ctl(c, conn, TH_SYN | TH_ACK);
+			return false;
+		}
+		if (!th->ack || seg->ack != conn->seq_to_tap)
+			return false;
+		tcp_phase_set(conn, TCP_PHASE_ESTABLISHED);
+		conn->rto_at = 0;
+		conn->seq_ack_from_tap = seg->ack;
+		return true;
+	case TCP_PHASE_SYN_SENT:
+		if (!th->syn || !th->ack || seg->ack != conn->seq_to_tap)
+			return false;
+		if (tcp_opts_parse(seg->opts, &o)) {
+			pkt_drop(DROP_TCP_OPTS);
+			return false;
+		}
+		tcp_syn_opts_apply(c, conn, &o, seg->wnd);
+		conn->seq_from_tap = seg->seq + 1;
+		conn->seq_ack_from_tap = seg->ack;
+		conn->rto_at = 0;
+		conn->retries = 0;
+		tcp_phase_set(conn, TCP_PHASE_ESTABLISHED);
+		tcp_epoll_set(c, conn, EPOLLIN | EPOLLRDHUP);
+		tcp_send_ctl(c, conn, TH_ACK);
+		tcp_data_to_tap(c, conn);
+		return false;
+	default:
+		return !th->syn;
+	}
+}
+
+/**
+ * tcp_segment() - handle a segment for an existing connection
+ * @c:		execution context
+ * @conn:	connection
+ * @seg:	segment
+ */
+static void tcp_segment(struct ctx *c, struct tcp_conn *conn,
+			const struct tcp_seg *seg)
+{
+	if (seg->th->rst) {
+		struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(conn->sock, SOL_SOCKET, SO_LINGER, &lin,
+			   sizeof(lin));
+		flow_close(tcp_idx(conn));
+		return;
+	}
+	if (!tcp_handshake_from_tap(c, conn, seg) || !seg->th->ack)
+		return;
+
+	tcp_data_from_tap(c, conn, seg);
+	if (conn->f.closing)
+		return;
+	tcp_ack_from_tap(c, conn, seg);
+	if (!conn->f.closing)
+		tcp_check_done(conn);
+}
+
+/**
+ * tcp_rst_stateless() - answer a segment that matches no connection
+ * @c:		execution context
+ * @key:	flow key of the segment
+ * @seg:	segment, not RST
+ */
+static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
+			      const struct tcp_seg *seg)
+{
+	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
+	struct tcp_conn tmp = { .f.key = *key };
+	uint8_t flags = TH_RST;
+
+	/* RFC 793, 3.4, "Reset Generation", case 1 */
+	if (seg->th->ack) {
+		tmp.seq_to_tap = seg->ack;
+	} else {
+		tmp.seq_from_tap = seg->seq + seg->data.len +
+				   seg->th->syn + seg->th->fin;
+		flags |= TH_ACK;
+	}
+	tap_send(c, buf, tcp_hdr_fill(c, &tmp, buf, tmp.seq_to_tap, flags,
+				      0, 0));
+}
+
+/**
+ * tcp_seg_parse() - check a TCP header and split the segment
+ * @l4:		L4 view, exactly the IP payload
+ * @seg:	parsed segment
+ *
+ * Return: 0 if well-formed, or the drop reason
+ */
+static int tcp_seg_parse(struct pkt_view l4, struct tcp_seg *seg)
+{
+	const struct tcphdr *th = pkt_pull(&l4, sizeof(*th));
+	size_t doff;
+
+	if (!th)
+		return DROP_TCP_MALFORMED;
+	doff = th->doff * 4;
+	if (doff < sizeof(*th) ||
+	    !pkt_sub(&l4, doff - sizeof(*th), &seg->opts))
+		return DROP_TCP_MALFORMED;
+
+	/* Nonsense combinations (RFC 9293 has no use for them) */
+	if ((th->syn && (th->fin || th->rst)) || (th->rst && th->fin) ||
+	    (!th->ack && !th->syn && !th->rst))
+		return DROP_TCP_FLAGS;
+	if (th->syn && l4.len)
+		return DROP_TCP_FLAGS;	/* no data on SYN: we never use TFO */
+
+	seg->th = th;
+	seg->data = l4;
+	seg->seq = ntohl(th->seq);
+	seg->ack = ntohl(th->ack_seq);
+	seg->wnd = ntohs(th->window);
+	return 0;
+}
+
+/**
+ * tcp_tap_input() - handle a TCP segment from the guest
+ * @c:		execution context
+ * @ih:		IPv4 header, checked
+ * @l4:		view of the IP payload
+ */
+void tcp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
+{
+	struct flow_key key = { .proto = IPPROTO_TCP };
+	struct tcp_seg seg;
+	int ret, idx;
+
+	ret = tcp_seg_parse(l4, &seg);
+	if (ret) {
+		pkt_drop(ret);
+		return;
+	}
+	key.gaddr.s_addr = ih->saddr;
+	key.paddr.s_addr = ih->daddr;
+	key.gport = ntohs(seg.th->source);
+	key.pport = ntohs(seg.th->dest);
+
+	idx = flow_lookup(&key);
+	if (idx >= 0) {
+		tcp_segment(c, &flowtab[idx].tcp, &seg);
+		return;
+	}
+	if (seg.th->syn && !seg.th->ack) {
+		tcp_conn_from_tap(c, &key, &seg);
+		return;
+	}
+	pkt_drop(DROP_TCP_NOFLOW);
+	if (!seg.th->rst)
+		tcp_rst_stateless(c, &key, &seg);
+}
+
+/**
+ * tcp_sock_handler() - event on a connection's host socket
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ */
+void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
+{
+	struct tcp_conn *conn = &flowtab[ref.index].tcp;
+
+	if (conn->f.type != FLOW_TCP || conn->f.closing ||
+	    conn->sock != ref.fd)
+		return;		/* closed earlier in this batch */
+
+	if (conn->phase == TCP_PHASE_CONNECTING) {
+		tcp_connected(c, conn);
+		return;
+	}
+	if (events & EPOLLERR) {
+		tcp_rst(c, conn);
+		return;
+	}
+	if ((events & EPOLLOUT) && (conn->pending & TCP_WANT_EPOLLOUT)) {
+		conn->pending &= ~TCP_WANT_EPOLLOUT;
+		tcp_epoll_set(c, conn, conn->epoll_events & ~EPOLLOUT);
+		tcp_touch(c, conn, TCP_ACK_NOW);
+	}
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+		tcp_data_to_tap(c, conn);
+	if (!conn->f.closing)
+		tcp_check_done(conn);
+}
+
+/**
+ * tcp_conn_from_sock() - start a connection to the guest for an accept()ed one
+ * @c:		execution context
+ * @s:		accepted socket
+ * @port:	host port it came to
+ * @sa:		client address
+ */
+static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t port,
+			       const struct sockaddr_in *sa)
+{
+	struct flow_key key = { .proto = IPPROTO_TCP };
+	struct tcp_conn *conn;
+	char str[FLOW_STRLEN];
+	int idx;
+
+	key.gaddr = c->addr4;
+	key.gport = c->tcp_fwd->to[port];
+	key.paddr = sa->sin_addr;
+	key.pport = ntohs(sa->sin_port);
+	/* The guest can't reply to our loopback or its own address: such
+	 * clients appear to come from the gateway.
+	 */
+	if ((ntohl(sa->sin_addr.s_addr) >> 24) == IN_LOOPBACKNET ||
+	    sa->sin_addr.s_addr == c->addr4.s_addr)
+		key.paddr = c->gw4;
+
+	idx = flow_lookup(&key) < 0 ? flow_alloc() : -1;
+	if (idx < 0) {
+		err_ratelimit("TCP: can't add %s: table full or duplicate",
+			      flow_str(&key, str, sizeof(str)));
+		close(s);
+		return;
+	}
+	conn = &flowtab[idx].tcp;
+	conn->f.type = FLOW_TCP;
+	conn->f.key = key;
+	conn->sock = s;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	conn->seq_to_tap = tcp_isn() + 1;
+	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
+	conn->mss_to_tap = c->mtu - 40;
+	conn->ws_to_tap = TCP_WS_OURS;
+	flow_hash_insert(idx);
+	if (tcp_sock_register(c, s, idx, EPOLLRDHUP)) {
+		flow_close(idx);
+		return;
+	}
+	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
+	tcp_phase_set(conn, TCP_PHASE_SYN_SENT);
+	tcp_send_ctl(c, conn, TH_SYN);
+	tcp_rto_arm(c, conn);
+}
+
+/**
+ * tcp_listen_handler() - accept connections to a forwarded port
+ * @c:		execution context
+ * @ref:	epoll reference, index is the host port
+ * @events:	epoll events
+ */
+void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
+{
+	int i;
+
+	(void)events;
+	for (i = 0; i < 64; i++) {
+		struct sockaddr_in sa;
+		socklen_t sl = sizeof(sa);
+		int s;
+
+		s = accept4(ref.fd, (struct sockaddr *)&sa, &sl,
+			    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (s < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				err_ratelimit("TCP: accept on port %u: %s",
+					      ref.index, strerror(errno));
+			return;
+		}
+		if (sa.sin_family != AF_INET) {
+			close(s);
+			continue;
+		}
+		tcp_conn_from_sock(c, s, ref.index, &sa);
+	}
+}
+
+/**
+ * tcp_batch_end() - send the ACKs deferred during an event batch
+ * @c:		execution context
+ */
+void tcp_batch_end(struct ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < tcp_touched_n; i++) {
+		struct tcp_conn *conn = &flowtab[tcp_touched[i]].tcp;
+		uint32_t wnd;
+
+		if (conn->f.type != FLOW_TCP || conn->f.closing ||
+		    !(conn->pending & (TCP_ACK_DUE | TCP_ACK_NOW)))
+			continue;
+		wnd = tcp_wnd_from_sndbuf(conn);
+		if ((conn->pending & TCP_ACK_NOW) ||
+		    conn->seq_ack_to_tap != conn->seq_from_tap ||
+		    wnd != conn->wnd_to_tap)
+			tcp_send_ctl(c, conn, TH_ACK);
+		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
+		if (!conn->wnd_to_tap && !(conn->pending & TCP_WANT_EPOLLOUT)) {
+			/* Advertised zero: EPOLLOUT tells when space frees */
+			conn->pending |= TCP_WANT_EPOLLOUT;
+			tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
+		}
+	}
+	tcp_touched_n = 0;
+}
+
+/**
+ * tcp_timeout() - retransmission timer expired for a connection
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
+{
+	conn->rto_at = 0;
+	if (++conn->retries > TCP_RETRIES_MAX) {
+		char s[FLOW_STRLEN];
+
+		warn("TCP: %s: guest unresponsive, resetting",
+		     flow_str(&conn->f.key, s, sizeof(s)));
+		tcp_rst(c, conn);
+		return;
+	}
+	conn->rto_ms = MIN(conn->rto_ms * 2, TCP_RTO_MAX_MS);
+
+	switch (conn->phase) {
+	case TCP_PHASE_SYN_SENT:
+		tcp_send_ctl(c, conn, TH_SYN);
+		tcp_rto_arm(c, conn);
+		break;
+	case TCP_PHASE_SYN_ACK_SENT:
+		tcp_send_ctl(c, conn, TH_SYN | TH_ACK);
+		tcp_rto_arm(c, conn);
+		break;
+	case TCP_PHASE_ESTABLISHED:
+		if (conn->seq_to_tap == conn->seq_ack_from_tap &&
+		    !conn->wnd_from_tap) {
+			/* Zero window probe: an old ACK gets a fresh one */
+			conn->seq_to_tap--;
+			tcp_send_ctl(c, conn, TH_ACK);
+			conn->seq_to_tap++;
+			tcp_rto_arm(c, conn);
+		} else if (conn->seq_to_tap != conn->seq_ack_from_tap) {
+			tcp_rewind(c, conn);
+			if (!conn->f.closing && !conn->rto_at)
+				tcp_rto_arm(c, conn);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * tcp_timer() - run expired connection timers
+ * @c:		execution context
+ *
+ * Return: next deadline (ms), INT64_MAX if none
+ */
+int64_t tcp_timer(struct ctx *c)
+{
+	unsigned int i, hwm = flow_high_water();
+	int64_t next = INT64_MAX;
+
+	if (c->now < tcp_deadline)
+		return tcp_deadline;
+
+	for (i = 0; i < hwm; i++) {
+		struct tcp_conn *conn = &flowtab[i].tcp;
+
+		if (conn->f.type != FLOW_TCP || conn->f.closing ||
+		    !conn->rto_at)
+			continue;
+		if (conn->rto_at <= c->now)
+			tcp_timeout(c, conn);
+		if (!conn->f.closing && conn->rto_at && conn->rto_at < next)
+			next = conn->rto_at;
+	}
+	tcp_deadline = next;
+	return next;
+}
+
+/**
+ * tcp_stats() - log every connection's counters
+ * @c:		execution context
+ */
+void tcp_stats(const struct ctx *c)
+{
+	unsigned int i, hwm = flow_high_water();
+
+	(void)c;
+	for (i = 0; i < hwm; i++) {
+		const struct tcp_conn *conn = &flowtab[i].tcp;
+		char s[FLOW_STRLEN];
+
+		if (conn->f.type != FLOW_TCP)
+			continue;
+		info("%s: %s close 0x%02x, bytes from guest %llu, to guest %llu,"
+		     " retrans %llu, wnd to guest %u, from guest %u, mss %u",
+		     flow_str(&conn->f.key, s, sizeof(s)),
+		     tcp_phase_names[conn->phase], conn->close,
+		     (unsigned long long)conn->bytes_from_tap,
+		     (unsigned long long)conn->bytes_to_tap,
+		     (unsigned long long)conn->retrans,
+		     conn->wnd_to_tap, conn->wnd_from_tap, conn->mss_to_tap);
+	}
+}
+
+/**
+ * tcp_flow_free() - release a closed connection's socket
+ * @c:		execution context
+ * @idx:	flow index
+ */
+void tcp_flow_free(struct ctx *c, int idx)
+{
+	struct tcp_conn *conn = &flowtab[idx].tcp;
+
+	if (conn->sock >= 0) {
+		epoll_ref_del(c, conn->sock);
+		close(conn->sock);
+	}
+}
+
+/**
+ * tcp_init() - listen on forwarded ports
+ * @c:		execution context
+ */
+void tcp_init(struct ctx *c)
+{
+	unsigned int port;
+
+	for (port = 1; port <= USHRT_MAX; port++) {
+		struct sockaddr_in sa = {
+			.sin_family = AF_INET,
+			.sin_port = htons(port),
+		};
+		int s, one = 1;
+
+		if (!c->tcp_fwd->to[port])
+			continue;
+		s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   IPPROTO_TCP);
+		if (s < 0)
+			die("TCP: socket for port %u: %s", port,
+			    strerror(errno));
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(s, 128))
+			die("TCP: can't listen on port %u: %s", port,
+			    strerror(errno));
+		c->tcp_fwd->fd[port] = s;
+		epoll_ref_add(c, s, EPOLL_TYPE_TCP_LISTEN, port, EPOLLIN);
+	}
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef TCP_H
+#define TCP_H
+
+#include <netinet/ip.h>
+#include <stdint.h>
+
+#include "passt.h"
+#include "pkt.h"
+
+void tcp_init(struct ctx *c);
+void tcp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4);
+void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
+void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
+void tcp_batch_end(struct ctx *c);
+int64_t tcp_timer(struct ctx *c);
+void tcp_stats(const struct ctx *c);
+
+#endif /* TCP_H */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef TCP_CONN_H
+#define TCP_CONN_H
+
+#include <stdint.h>
+
+#include "flow.h"
+
+/* Connection phase: exactly one at a time, changed only by tcp_phase_set() */
+enum tcp_phase {
+	TCP_PHASE_NONE = 0,
+	TCP_PHASE_CONNECTING,	/* guest sent SYN, host connect() in progress */
+	TCP_PHASE_SYN_ACK_SENT,	/* host connected, SYN-ACK sent to guest */
+	TCP_PHASE_SYN_SENT,	/* host accepted a connection, SYN sent to guest */
+	TCP_PHASE_ESTABLISHED,	/* data both ways; see close flags below */
+	TCP_PHASES,
+};
+
+/* Closing progress, one bit per event, each set once */
+#define TCP_SOCK_EOF		(1U << 0)	/* host peer's FIN: read 0 */
+#define TCP_TAP_FIN_SENT	(1U << 1)	/* our FIN to guest sent */
+#define TCP_TAP_FIN_ACKED	(1U << 2)	/* guest acknowledged our FIN */
+#define TCP_TAP_EOF		(1U << 3)	/* guest's FIN, in sequence */
+#define TCP_SOCK_SHUT_WR	(1U << 4)	/* shutdown(SHUT_WR) on socket */
+
+/* Pending work, cleared when done */
+#define TCP_ACK_DUE		(1U << 0)	/* ACK guest at end of batch */
+#define TCP_ACK_NOW		(1U << 1)	/* ACK guest even if unchanged */
+#define TCP_WANT_EPOLLOUT	(1U << 2)	/* window update on EPOLLOUT */
+
+/**
+ * struct tcp_conn - one guest TCP connection mapped onto a host socket
+ * @f:			common flow header, key as the guest sees the flow
+ * @sock:		host socket
+ * @phase:		enum tcp_phase
+ * @close:		TCP_SOCK_EOF ... bits
+ * @pending:		TCP_ACK_DUE ... bits
+ * @ws_from_tap:	guest's window scale shift
+ * @ws_to_tap:		our window scale shift
+ * @dup_acks:		duplicate ACKs seen from guest in a row
+ * @retries:		retransmission timeouts in a row
+ * @mss_to_tap:		largest segment we send to the guest
+ * @seq_to_tap:		next sequence number we send to the guest
+ * @seq_ack_from_tap:	highest ACK from the guest (oldest unacked)
+ * @seq_from_tap:	next sequence number expected from the guest
+ * @seq_ack_to_tap:	last ACK we sent to the guest
+ * @wnd_from_tap:	guest's receive window, bytes, from @seq_ack_from_tap
+ * @wnd_to_tap:		last window we advertised, bytes
+ * @rto_ms:		current retransmission timeout
+ * @rto_at:		retransmission deadline (ms), 0 if none armed
+ * @timer_at:		next ACK check / idle deadline (ms), 0 if none
+ * @rtt_us:		host socket's smoothed RTT from TCP_INFO
+ * @epoll_events:	events currently registered for @sock
+ * @bytes_from_tap:	payload bytes written to the socket
+ * @bytes_to_tap:	payload bytes acknowledged by the guest
+ * @retrans:		segments retransmitted to the guest
+ */
+struct tcp_conn {
+	struct flow_common f;
+	int sock;
+	uint8_t phase;
+	uint8_t close;
+	uint8_t pending;
+	uint8_t ws_from_tap;
+	uint8_t ws_to_tap;
+	uint8_t dup_acks;
+	uint8_t retries;
+	uint16_t mss_to_tap;
+	uint32_t seq_to_tap;
+	uint32_t seq_ack_from_tap;
+	uint32_t seq_from_tap;
+	uint32_t seq_ack_to_tap;
+	uint32_t wnd_from_tap;
+	uint32_t wnd_to_tap;
+	uint32_t rto_ms;
+	int64_t rto_at;
+	int64_t timer_at;
+	uint32_t rtt_us;
+	uint32_t epoll_events;
+	uint64_t bytes_from_tap;
+	uint64_t bytes_to_tap;
+	uint64_t retrans;
+};
+
+#endif /* TCP_CONN_H */

@@ -1,0 +1,373 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test/lib.sh - shared harness for the pasta integration tests and demo
+#
+# Sourced by every test/*.t (run as root, e.g. `prove -v test/*.t`) and by
+# test/demo.sh.  Nothing here touches the machine's own network: all traffic
+# stays between two namespaces created per run.
+#
+# Topology (namespace names carry the sourcing shell's PID, $$):
+#
+#   pasta's namespace          H = pt-h-$$                  R = pt-r-$$
+#   (user + net ns,            veth0 203.0.113.1/24  <--->  veth0 203.0.113.2/24
+#    created by ./pasta        default via 203.0.113.2      lo    198.51.100.1/32
+#    run as $TEST_USER in H)   lo 127.0.0.1                 (the "remote" server)
+#
+# With --config-net, pasta copies H's address (203.0.113.1/24) and gateway
+# (203.0.113.2) into its namespace; the gateway address there stands for
+# H's loopback, as upstream does.  The remote server is 198.51.100.1, so it
+# is never the gateway.
+#
+# Environment knobs:
+#   PASTA=path        binary under test (default: ./pasta at the top level)
+#   PASTA_OPTS="..."  extra options for every pasta run (e.g. "-d", or
+#                     "--pcap /tmp/x.pcap"); word-split
+#   PASTA_DIRECT=1    debug mode: run "through pasta" commands directly in H
+#                     as $TEST_USER, without pasta, to prove the harness and
+#                     the tools work; GW then is 127.0.0.1
+#   KEEP_WORK=1       keep the work directory ($WORK) after the run
+#
+# Variables: TOPDIR, TESTDIR, PY, TEST_USER, NS_H, NS_R, H_ADDR, R_ADDR,
+#   SRV_ADDR, GW (address that reaches H's loopback from pasta's
+#   namespace), WORK (per-run directory writable by $TEST_USER), BG_PID.
+#
+# Functions:
+#   lib_init                 checks root, creates $TEST_USER if missing,
+#                            chmods /dev/net/tun, makes $WORK, sets the trap
+#   need_pasta               skip the whole file unless $PASTA is executable
+#                            (or PASTA_DIRECT=1)
+#   topo_create/topo_destroy build / delete H and R
+#   in_h CMD... / in_r CMD...  run CMD as root in H / R
+#   as_user_h SECS CMD...    run CMD as $TEST_USER in H (no pasta), bounded
+#   pasta_run NAME SECS [OPTS...] -- CMD...
+#                            run CMD through pasta (--config-net OPTS) as
+#                            $TEST_USER in H, bounded by SECS; stdout goes
+#                            to $WORK/NAME.out, stderr (pasta's and CMD's)
+#                            to $WORK/NAME.err; returns CMD's exit status
+#                            (124/137: timed out)
+#   pasta_bg NAME SECS [OPTS...] -- CMD...
+#                            the same in the background; PID in BG_PID,
+#                            killed (with its process group) by cleanup
+#   bg_h NAME CMD... / bg_r NAME CMD...
+#                            start CMD as root in H / R in the background,
+#                            output to $WORK/NAME.log, PID in BG_PID and
+#                            recorded for cleanup
+#   start_httpd NS ADDR PORT DIR NAME
+#                            bg httpd.py in NS (H or R), wait for its pidfile
+#   start_udpecho NS ADDR PORT NAME
+#                            bg udpecho.py server in NS, wait for its pidfile
+#   wait_tcp NS PORT [SECS]  poll until something listens on TCP PORT in NS
+#   wait_udp NS PORT [SECS]  same for a bound UDP port
+#   wait_file FILE [SECS]    poll until FILE exists and is not empty
+#   wait_gone PID [SECS]     poll until process PID no longer exists
+#   kill_pid PID             TERM, bounded wait, KILL (one recorded PID)
+#   make_random FILE MIB     FILE with MIB MiB from /dev/urandom
+#   sha FILE                 sha256 hex of FILE
+#   TAP: plan N, skip_all REASON, ok RC DESC (RC 0 passes),
+#        is GOT WANT DESC, diag MSG..., diag_file FILE [LINES],
+#        done_testing (exits with the number of failures)
+
+# shellcheck disable=SC2034  # variables are used by the files sourcing this
+TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOPDIR=$(cd "$TESTDIR/.." && pwd)
+PASTA=${PASTA:-$TOPDIR/pasta}
+PASTA_DIRECT=${PASTA_DIRECT:-0}
+PY=/usr/bin/python3
+TEST_USER=${TEST_USER:-pastatest}
+
+NS_H=pt-h-$$
+NS_R=pt-r-$$
+H_ADDR=203.0.113.1
+R_ADDR=203.0.113.2
+SRV_ADDR=198.51.100.1
+if [ "$PASTA_DIRECT" = 1 ]; then
+	GW=127.0.0.1
+else
+	GW=$R_ADDR
+fi
+
+USER_PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
+WORK=
+BG_PID=
+_PIDS=()	# background processes, killed by PID
+_PGIDS=()	# background `timeout` leaders, killed by process group
+_NETNS=()	# namespaces we created
+_TAP_N=0
+_TAP_FAIL=0
+_TAP_PLANNED=
+
+# --- TAP -------------------------------------------------------------------
+
+plan() {
+	_TAP_PLANNED=$1
+	echo "1..$1"
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+diag() {
+	local line
+	printf '%s\n' "$*" | while IFS= read -r line; do
+		echo "# $line"
+	done
+}
+
+# diag_file FILE [LINES] - show the last LINES (default 30) lines of FILE
+diag_file() {
+	[ -s "$1" ] || { diag "($1: empty)"; return 0; }
+	diag "--- tail of $(basename "$1"):"
+	tail -n "${2:-30}" "$1" | sed 's/^/#   /'
+}
+
+ok() {
+	local rc=$1; shift
+	_TAP_N=$((_TAP_N + 1))
+	if [ "$rc" = 0 ]; then
+		echo "ok $_TAP_N - $*"
+		return 0
+	fi
+	echo "not ok $_TAP_N - $*"
+	_TAP_FAIL=$((_TAP_FAIL + 1))
+	return 1
+}
+
+is() {
+	local got=$1 want=$2; shift 2
+	if [ "$got" = "$want" ]; then
+		ok 0 "$@"
+		return 0
+	fi
+	ok 1 "$@"
+	diag "  got:  '$got'" "  want: '$want'"
+	return 1
+}
+
+done_testing() {
+	if [ -n "$_TAP_PLANNED" ] && [ "$_TAP_N" != "$_TAP_PLANNED" ]; then
+		diag "planned $_TAP_PLANNED tests but ran $_TAP_N"
+		[ "$_TAP_FAIL" = 0 ] && _TAP_FAIL=1
+	fi
+	[ "$_TAP_FAIL" -gt 254 ] && _TAP_FAIL=254
+	exit "$_TAP_FAIL"
+}
+
+# --- setup and cleanup -------------------------------------------------------
+
+lib_init() {
+	if [ "$(id -u)" != 0 ]; then
+		skip_all "must run as root (creates network namespaces)"
+	fi
+	if ! id -u "$TEST_USER" >/dev/null 2>&1; then
+		useradd --system --no-create-home --shell /bin/sh "$TEST_USER" ||
+			skip_all "cannot create user $TEST_USER"
+	fi
+	if [ -c /dev/net/tun ]; then
+		chmod 0666 /dev/net/tun
+	fi
+	WORK=$(mktemp -d /tmp/pastatest.$$.XXXXXX) || skip_all "mktemp failed"
+	chmod 0755 "$WORK"
+	mkdir -m 0777 "$WORK/u"		# writable by $TEST_USER
+	chown "$TEST_USER:" "$WORK/u"
+	trap _cleanup EXIT
+	trap 'exit 130' INT TERM HUP
+}
+
+need_pasta() {
+	[ "$PASTA_DIRECT" = 1 ] && return 0
+	[ -x "$PASTA" ] || skip_all "$PASTA not built (set PASTA_DIRECT=1 to check the harness alone)"
+}
+
+# kill_pid PID - TERM, wait up to 3 s, then KILL; reap if it is our child
+kill_pid() {
+	local pid=$1
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	kill -TERM "$pid" 2>/dev/null
+	wait_gone "$pid" 3 || kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+_cleanup() {
+	local rc=$? pid ns
+	{
+		for pid in "${_PGIDS[@]}"; do
+			kill -TERM -- "-$pid" 2>/dev/null
+		done
+		for pid in "${_PIDS[@]}" "${_PGIDS[@]}"; do
+			kill_pid "$pid"
+		done
+		for pid in "${_PGIDS[@]}"; do
+			kill -KILL -- "-$pid" 2>/dev/null
+		done
+		# Anything still running inside our own namespaces, by PID.
+		for ns in "${_NETNS[@]}"; do
+			for pid in $(ip netns pids "$ns" 2>/dev/null); do
+				kill -KILL "$pid" 2>/dev/null
+			done
+		done
+	} 2>/dev/null
+	topo_destroy
+	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
+		if [ "${KEEP_WORK:-0}" = 1 ]; then
+			echo "# work directory kept: $WORK"
+		else
+			rm -rf "$WORK"
+		fi
+	fi
+	exit "$rc"
+}
+
+topo_create() {
+	ip netns add "$NS_H" || return 1
+	_NETNS+=("$NS_H")
+	ip netns add "$NS_R" || return 1
+	_NETNS+=("$NS_R")
+
+	ip -n "$NS_H" link add veth0 type veth peer name veth0 netns "$NS_R" &&
+	ip -n "$NS_H" link set lo up &&
+	ip -n "$NS_R" link set lo up &&
+	ip -n "$NS_H" addr add "$H_ADDR/24" dev veth0 &&
+	ip -n "$NS_R" addr add "$R_ADDR/24" dev veth0 &&
+	ip -n "$NS_R" addr add "$SRV_ADDR/32" dev lo &&
+	ip -n "$NS_H" link set veth0 up &&
+	ip -n "$NS_R" link set veth0 up &&
+	ip -n "$NS_H" route add default via "$R_ADDR" dev veth0 || return 1
+
+	# Unprivileged ICMP echo sockets for whoever runs in H.
+	ip netns exec "$NS_H" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+
+	# Wait (bounded) until H reaches the server, i.e. the veth is up.
+	local i
+	for i in $(seq 50); do
+		ip netns exec "$NS_H" ping -c1 -W1 -q "$SRV_ADDR" >/dev/null 2>&1 &&
+			return 0
+		sleep 0.1
+	done
+	echo "# topology: $SRV_ADDR unreachable from H" >&2
+	return 1
+}
+
+topo_destroy() {
+	local ns
+	for ns in "${_NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	_NETNS=()
+}
+
+# --- running things ----------------------------------------------------------
+
+in_h() { ip netns exec "$NS_H" "$@"; }
+in_r() { ip netns exec "$NS_R" "$@"; }
+
+# _user_prefix - the argv prefix that becomes $TEST_USER in H, clean env
+_user_prefix() {
+	_UP=(ip netns exec "$NS_H"
+	     setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --
+	     env -i PATH="$USER_PATH" HOME="$WORK/u" LANG=C.UTF-8)
+}
+
+# as_user_h SECS CMD... - CMD as $TEST_USER in H, no pasta
+as_user_h() {
+	local secs=$1; shift
+	_user_prefix
+	timeout -k 5 "$secs" "${_UP[@]}" "$@"
+}
+
+# _pasta_argv NAME SECS [OPTS...] -- CMD... - build _ARGV for pasta_run/bg
+_pasta_argv() {
+	local secs=$2 opts=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		opts+=("$1"); shift
+	done
+	[ "$1" = "--" ] && shift
+	_user_prefix
+	if [ "$PASTA_DIRECT" = 1 ]; then
+		_ARGV=(timeout -k 5 "$secs" "${_UP[@]}" "$@")
+	else
+		# shellcheck disable=SC2206
+		_ARGV=(timeout -k 5 "$secs" "${_UP[@]}" "$PASTA" --config-net
+		       ${PASTA_OPTS:-} "${opts[@]}" -- "$@")
+	fi
+}
+
+pasta_run() {
+	local name=$1
+	_pasta_argv "$@"
+	"${_ARGV[@]}" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
+}
+
+pasta_bg() {
+	local name=$1
+	_pasta_argv "$@"
+	"${_ARGV[@]}" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null &
+	BG_PID=$!
+	_PGIDS+=("$BG_PID")	# timeout(1) leads its own process group
+}
+
+_bg_ns() {
+	local ns=$1 name=$2; shift 2
+	ip netns exec "$ns" "$@" >"$WORK/$name.log" 2>&1 </dev/null &
+	BG_PID=$!
+	_PIDS+=("$BG_PID")
+}
+bg_h() { _bg_ns "$NS_H" "$@"; }
+bg_r() { _bg_ns "$NS_R" "$@"; }
+
+# start_httpd NS ADDR PORT DIR NAME - returns non-zero if it does not start
+start_httpd() {
+	local ns=$1 addr=$2 port=$3 dir=$4 name=$5
+	_bg_ns "$ns" "$name" "$PY" "$TESTDIR/httpd.py" --bind "$addr" \
+		--port "$port" --dir "$dir" --pidfile "$WORK/$name.pid"
+	wait_file "$WORK/$name.pid" 10 || { diag_file "$WORK/$name.log"; return 1; }
+}
+
+# start_udpecho NS ADDR PORT NAME
+start_udpecho() {
+	local ns=$1 addr=$2 port=$3 name=$4
+	_bg_ns "$ns" "$name" "$PY" "$TESTDIR/udpecho.py" --bind "$addr" \
+		--port "$port" --pidfile "$WORK/$name.pid"
+	wait_file "$WORK/$name.pid" 10 || { diag_file "$WORK/$name.log"; return 1; }
+}
+
+# --- bounded waits -----------------------------------------------------------
+
+# _poll SECS CMD... - run CMD every 0.1 s until it succeeds, at most SECS
+_poll() {
+	local n=$(( ${1%.*} * 10 )) i; shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+_listening() { [ -n "$(ip netns exec "$1" ss -Hn"$2"l "sport = :$3" 2>/dev/null)" ]; }
+wait_tcp() { _poll "${3:-10}" _listening "$1" t "$2"; }
+wait_udp() { _poll "${3:-10}" _listening "$1" u "$2"; }
+wait_file() { _poll "${2:-10}" test -s "$1"; }
+_gone() { ! kill -0 "$1" 2>/dev/null; }
+wait_gone() { _poll "${2:-10}" _gone "$1"; }
+
+# --- data ----------------------------------------------------------------------
+
+make_random() { head -c "$(($2 * 1024 * 1024))" /dev/urandom >"$1"; }
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# mbps JSONFILE - Mbit/s received, from iperf3 -J output
+mbps() {
+	"$PY" - "$1" <<'EOF'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        j = json.load(f)
+    print("%.0f" % (j["end"]["sum_received"]["bits_per_second"] / 1e6))
+except Exception as e:
+    print("n/a")
+    sys.exit(1)
+EOF
+}

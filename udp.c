@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* udp.c - UDP flows between the guest and host sockets
+ *
+ * Theory of operation: a datagram from the guest to a peer finds or creates a
+ * flow with its own socket, connected to the peer (the gateway address means
+ * the host's loopback), so replies from that peer come back on it and go to
+ * the guest from the address it wrote to. A datagram to a forwarded port (-u)
+ * arrives on the port's shared socket; it creates an inbound flow keyed by
+ * the sender, and the guest's replies leave through the same shared socket
+ * with sendto(), so the sender sees them come from the port it used. Flows
+ * expire after UDP_IDLE_TIMEOUT_MS without traffic either way.
+ */
+
+#include <errno.h>
+#include <netinet/udp.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "checksum.h"
+#include "flow.h"
+#include "flow_table.h"
+#include "log.h"
+#include "passt.h"
+#include "tap.h"
+#include "udp.h"
+
+#define UDP_BATCH		32
+#define UDP_MAX_PAYLOAD		(65535 - 20 - 8)
+
+static uint8_t udp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
+static int64_t udp_next_check;
+
+/**
+ * udp_to_tap() - send a datagram to the guest from the flow's peer
+ * @c:		execution context
+ * @uf:		flow
+ * @len:	payload length, payload already in udp_frame
+ */
+static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
+{
+	size_t l4_len = sizeof(struct udphdr) + len;
+	struct udphdr *uh;
+
+	uh = (struct udphdr *)tap_ip4_hdr_fill(c, udp_frame, uf->f.key.paddr,
+					       uf->f.key.gaddr, IPPROTO_UDP,
+					       l4_len);
+	uh->source = htons(uf->f.key.pport);
+	uh->dest = htons(uf->f.key.gport);
+	uh->len = htons(l4_len);
+	uh->check = 0;
+	uh->check = csum(uh, l4_len,
+			 csum_pseudo4(uf->f.key.paddr, uf->f.key.gaddr,
+				      IPPROTO_UDP, l4_len));
+	if (!uh->check)
+		uh->check = 0xffff;	/* RFC 768: zero means no checksum */
+	tap_send(c, udp_frame, l4_len);
+	uf->dgrams_to_tap++;
+	uf->active_at = c->now;
+}
+
+/**
+ * udp_flow_new() - allocate and register a flow
+ * @c:		execution context
+ * @key:	flow key
+ * @s:		socket, -1 to create and connect one (outbound)
+ *
+ * Return: flow, or NULL on failure (logged)
+ */
+static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
+				     int s)
+{
+	char str[FLOW_STRLEN];
+	struct udp_flow *uf;
+	int idx = flow_alloc();
+
+	if (idx < 0) {
+		pkt_drop(DROP_FLOW_TABLE_FULL);
+		err_ratelimit("UDP: flow table full, dropping %s",
+			      flow_str(key, str, sizeof(str)));
+		return NULL;
+	}
+	uf = &flowtab[idx].udp;
+	uf->f.type = FLOW_UDP;
+	uf->f.key = *key;
+	uf->active_at = c->now;
+	uf->sock = s;
+	uf->inbound = s >= 0;
+
+	if (!uf->inbound) {
+		struct sockaddr_in sa = {
+			.sin_family = AF_INET,
+			.sin_port = htons(key->pport),
+			.sin_addr = key->paddr,
+		};
+
+		if (!c->no_map_gw && key->paddr.s_addr == c->gw4.s_addr)
+			sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   IPPROTO_UDP);
+		if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa))) {
+			err_ratelimit("UDP: socket for %s: %s",
+				      flow_str(key, str, sizeof(str)),
+				      strerror(errno));
+			if (s >= 0)
+				close(s);
+			uf->sock = -1;
+			flow_close(idx);
+			return NULL;
+		}
+		uf->sock = s;
+		epoll_ref_add(c, s, EPOLL_TYPE_UDP, idx, EPOLLIN);
+	}
+	flow_hash_insert(idx);
+	if (c->now + UDP_IDLE_TIMEOUT_MS < udp_next_check || !udp_next_check)
+		udp_next_check = c->now + UDP_IDLE_TIMEOUT_MS;
+	return uf;
+}
+
+/**
+ * udp_tap_input() - handle a UDP datagram from the guest
+ * @c:		execution context
+ * @ih:		IPv4 header, checked
+ * @l4:		view of the IP payload
+ */
+void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
+{
+	struct flow_key key = { .proto = IPPROTO_UDP };
+	const struct udphdr *uh = pkt_pull(&l4, sizeof(*uh));
+	struct udp_flow *uf;
+	ssize_t n;
+	int idx;
+
+	if (!uh || ntohs(uh->len) < sizeof(*uh) ||
+	    ntohs(uh->len) - sizeof(*uh) > l4.len) {
+		pkt_drop(DROP_UDP_MALFORMED);
+		return;
+	}
+	l4.len = ntohs(uh->len) - sizeof(*uh);	/* trim to UDP length */
+
+	key.gaddr.s_addr = ih->saddr;
+	key.paddr.s_addr = ih->daddr;
+	key.gport = ntohs(uh->source);
+	key.pport = ntohs(uh->dest);
+	if (!key.pport || !key.gport) {
+		pkt_drop(DROP_UDP_MALFORMED);
+		return;
+	}
+
+	idx = flow_lookup(&key);
+	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, -1);
+	if (!uf)
+		return;
+
+	if (uf->inbound) {
+		struct sockaddr_in sa = {
+			.sin_family = AF_INET,
+			.sin_port = htons(key.pport),
+			.sin_addr = key.paddr,
+		};
+
+		if (!c->no_map_gw && key.paddr.s_addr == c->gw4.s_addr)
+			sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		n = sendto(uf->sock, l4.data, l4.len, MSG_DONTWAIT,
+			   (struct sockaddr *)&sa, sizeof(sa));
+	} else {
+		n = send(uf->sock, l4.data, l4.len, MSG_DONTWAIT);
+	}
+	if (n < 0)
+		debug("UDP: send: %s", strerror(errno));
+	uf->dgrams_from_tap++;
+	uf->active_at = c->now;
+}
+
+/**
+ * udp_recv_to_tap() - read datagrams from a socket and send them to the guest
+ * @c:		execution context
+ * @s:		socket
+ * @uf:		flow, or NULL for a forwarded port's socket: found by sender
+ * @port:	forwarded host port, if @uf is NULL
+ */
+static void udp_recv_to_tap(struct ctx *c, int s, struct udp_flow *uf,
+			    uint16_t port)
+{
+	uint8_t *payload = udp_frame + FRAME_L4_OFF + sizeof(struct udphdr);
+	size_t max = MIN((size_t)UDP_MAX_PAYLOAD, (size_t)c->mtu - 28);
+	bool shared = !uf;
+	int i;
+
+	for (i = 0; i < UDP_BATCH; i++) {
+		struct sockaddr_in sa;
+		socklen_t sl = sizeof(sa);
+		ssize_t n;
+
+		n = recvfrom(s, payload, max, MSG_DONTWAIT | MSG_TRUNC,
+			     (struct sockaddr *)&sa, &sl);
+		if (n < 0)
+			return;
+		if ((size_t)n > max)
+			continue;	/* larger than the guest's MTU */
+
+		if (shared) {
+			struct flow_key key = { .proto = IPPROTO_UDP };
+			int idx;
+
+			key.gaddr = c->addr4;
+			key.gport = c->udp_fwd->to[port];
+			key.paddr = sa.sin_addr;
+			key.pport = ntohs(sa.sin_port);
+			if ((ntohl(sa.sin_addr.s_addr) >> 24) ==
+			    IN_LOOPBACKNET ||
+			    sa.sin_addr.s_addr == c->addr4.s_addr)
+				key.paddr = c->gw4;
+			idx = flow_lookup(&key);
+			uf = idx >= 0 ? &flowtab[idx].udp :
+					udp_flow_new(c, &key, s);
+			if (!uf)
+				continue;
+			uf->host_port = port;
+		}
+		udp_to_tap(c, uf, n);
+	}
+}
+
+/**
+ * udp_sock_handler() - datagrams on an outbound flow's socket
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ */
+void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
+{
+	struct udp_flow *uf = &flowtab[ref.index].udp;
+
+	if (uf->f.type != FLOW_UDP || uf->f.closing || uf->sock != ref.fd)
+		return;
+	if (events & EPOLLERR) {
+		int err;
+		socklen_t sl = sizeof(err);
+
+		/* ICMP errors surface here: log and keep the flow */
+		getsockopt(ref.fd, SOL_SOCKET, SO_ERROR, &err, &sl);
+		debug("UDP: socket error: %s", strerror(err));
+	}
+	if (events & EPOLLIN)
+		udp_recv_to_tap(c, ref.fd, uf, 0);
+}
+
+/**
+ * udp_listen_handler() - datagrams on a forwarded port's socket
+ * @c:		execution context
+ * @ref:	epoll reference, index is the host port
+ * @events:	epoll events
+ */
+void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
+{
+	if (events & EPOLLIN)
+		udp_recv_to_tap(c, ref.fd, NULL, ref.index);
+}
+
+/**
+ * udp_timer() - expire idle flows
+ * @c:		execution context
+ */
+void udp_timer(struct ctx *c)
+{
+	unsigned int i, hwm = flow_high_water();
+	int64_t next = 0;
+
+	if (!udp_next_check || c->now < udp_next_check)
+		return;
+	for (i = 0; i < hwm; i++) {
+		struct udp_flow *uf = &flowtab[i].udp;
+		int64_t at = uf->active_at + UDP_IDLE_TIMEOUT_MS;
+
+		if (uf->f.type != FLOW_UDP || uf->f.closing)
+			continue;
+		if (at <= c->now)
+			flow_close(i);
+		else if (!next || at < next)
+			next = at;
+	}
+	udp_next_check = next;
+}
+
+/**
+ * udp_flow_free() - release a closed flow's socket, unless shared
+ * @c:		execution context
+ * @idx:	flow index
+ */
+void udp_flow_free(struct ctx *c, int idx)
+{
+	struct udp_flow *uf = &flowtab[idx].udp;
+
+	if (!uf->inbound && uf->sock >= 0) {
+		epoll_ref_del(c, uf->sock);
+		close(uf->sock);
+	}
+}
+
+/**
+ * udp_init() - bind forwarded ports
+ * @c:		execution context
+ */
+void udp_init(struct ctx *c)
+{
+	unsigned int port;
+
+	for (port = 1; port <= USHRT_MAX; port++) {
+		struct sockaddr_in sa = {
+			.sin_family = AF_INET,
+			.sin_port = htons(port),
+		};
+		int s;
+
+		if (!c->udp_fwd->to[port])
+			continue;
+		s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   IPPROTO_UDP);
+		if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof(sa)))
+			die("UDP: can't bind port %u: %s", port,
+			    strerror(errno));
+		c->udp_fwd->fd[port] = s;
+		epoll_ref_add(c, s, EPOLL_TYPE_UDP_LISTEN, port, EPOLLIN);
+	}
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef UDP_FLOW_H
+#define UDP_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "flow.h"
+
+/**
+ * struct udp_flow - one UDP flow between the guest and a host peer
+ * @f:		common flow header
+ * @sock:	connected socket (outbound), or the forwarded port's socket
+ * @inbound:	started by a datagram to a forwarded port: @sock is shared,
+ *		replies go out with sendto() to the peer
+ * @active_at:	last datagram either way (ms), for the idle timeout
+ * @host_port:	forwarded host port (inbound only)
+ * @dgrams_from_tap:	datagrams from the guest
+ * @dgrams_to_tap:	datagrams to the guest
+ */
+struct udp_flow {
+	struct flow_common f;
+	int sock;
+	bool inbound;
+	int64_t active_at;
+	uint16_t host_port;
+	uint64_t dgrams_from_tap;
+	uint64_t dgrams_to_tap;
+};
+
+#endif /* UDP_FLOW_H */
