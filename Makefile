@@ -2,22 +2,52 @@
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -pipe
-CFLAGS += -fstack-protector-strong -D_FORTIFY_SOURCE=2
+BASE_CFLAGS = -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -pipe -I$(CURDIR)
+HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
+SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+      -fno-omit-frame-pointer
 
 SRCS = arp.c checksum.c conf.c flow.c log.c netlink.c passt.c pasta.c \
        pcap.c tap.c tcp.c udp.c util.c
+LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
 
 all: passt pasta
 
 passt: $(SRCS) $(HDRS)
-	$(CC) $(CFLAGS) -o $@ $(SRCS)
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) $(HARDEN) -o $@ $(SRCS)
 
 pasta: passt
 	ln -sf passt pasta
 
-clean:
-	rm -f passt pasta test/unit_netlink test/unit test/delayline
+# The same daemon under ASan and UBSan, which make check runs end to end
+test/san/passt: $(SRCS) $(HDRS)
+	mkdir -p test/san
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $(SRCS)
+	chmod 755 test/san
 
-.PHONY: all clean
+test/san/pasta: test/san/passt
+	ln -sf passt $@
+
+test/unit: test/unit.c $(LIB_SRCS) $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit.c $(LIB_SRCS)
+
+test/unit_netlink: test/unit_netlink.c netlink.c log.c util.c $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_netlink.c netlink.c log.c util.c
+
+test/delayline: test/delayline.c
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/delayline.c -lm
+
+TEST_BINS = test/unit test/unit_netlink test/delayline test/san/pasta
+
+# Runs as root: creates namespaces, a test user, and runs pasta as that user
+check: all $(TEST_BINS)
+	PASTA=$(CURDIR)/test/san/pasta prove -v test/*.t
+
+demo: all
+	test/demo.sh
+
+clean:
+	rm -rf passt pasta test/san $(TEST_BINS)
+
+.PHONY: all check demo clean

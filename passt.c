@@ -40,47 +40,6 @@ static const uint8_t mac_ours[ETH_ADDR_LEN] = {
 static struct fwd_ports fwd_tcp, fwd_udp;
 
 /**
- * epoll_ref_add() - watch a descriptor
- * @c:		execution context
- * @fd:		descriptor
- * @type:	enum epoll_type
- * @index:	flow index or port
- * @events:	epoll events
- */
-void epoll_ref_add(const struct ctx *c, int fd, enum epoll_type type,
-		   uint32_t index, uint32_t events)
-{
-	union epoll_ref ref = { .type = type, .fd = fd, .index = index };
-	struct epoll_event ev = { .events = events, .data.u64 = ref.u64 };
-
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev))
-		err("epoll_ctl add fd %d: %s", fd, strerror(errno));
-}
-
-/**
- * epoll_ref_mod() - change the events watched on a descriptor
- * @c:		execution context
- * @fd:		descriptor
- * @type:	enum epoll_type
- * @index:	flow index or port
- * @events:	epoll events
- */
-void epoll_ref_mod(const struct ctx *c, int fd, enum epoll_type type,
-		   uint32_t index, uint32_t events)
-{
-	union epoll_ref ref = { .type = type, .fd = fd, .index = index };
-	struct epoll_event ev = { .events = events, .data.u64 = ref.u64 };
-
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, fd, &ev))
-		err("epoll_ctl mod fd %d: %s", fd, strerror(errno));
-}
-
-void epoll_ref_del(const struct ctx *c, int fd)
-{
-	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, fd, NULL);
-}
-
-/**
  * stats_dump() - log counters of frames, drops and flows (SIGUSR1)
  * @c:		execution context
  */

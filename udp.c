@@ -114,8 +114,6 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 		epoll_ref_add(c, s, EPOLL_TYPE_UDP, idx, EPOLLIN);
 	}
 	flow_hash_insert(idx);
-	if (c->now + UDP_IDLE_TIMEOUT_MS < udp_next_check || !udp_next_check)
-		udp_next_check = c->now + UDP_IDLE_TIMEOUT_MS;
 	return uf;
 }
 
@@ -155,16 +153,8 @@ void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 		return;
 
 	if (uf->inbound) {
-		struct sockaddr_in sa = {
-			.sin_family = AF_INET,
-			.sin_port = htons(key.pport),
-			.sin_addr = key.paddr,
-		};
-
-		if (!c->no_map_gw && key.paddr.s_addr == c->gw4.s_addr)
-			sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		n = sendto(uf->sock, l4.data, l4.len, MSG_DONTWAIT,
-			   (struct sockaddr *)&sa, sizeof(sa));
+			   (struct sockaddr *)&uf->peer, sizeof(uf->peer));
 	} else {
 		n = send(uf->sock, l4.data, l4.len, MSG_DONTWAIT);
 	}
@@ -219,6 +209,7 @@ static void udp_recv_to_tap(struct ctx *c, int s, struct udp_flow *uf,
 			if (!uf)
 				continue;
 			uf->host_port = port;
+			uf->peer = sa;
 		}
 		udp_to_tap(c, uf, n);
 	}
@@ -267,22 +258,19 @@ void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 void udp_timer(struct ctx *c)
 {
 	unsigned int i, hwm = flow_high_water();
-	int64_t next = 0;
 
-	if (!udp_next_check || c->now < udp_next_check)
+	/* Once a second is fine for a timeout of minutes */
+	if (c->now < udp_next_check)
 		return;
+	udp_next_check = c->now + MS_PER_S;
+
 	for (i = 0; i < hwm; i++) {
 		struct udp_flow *uf = &flowtab[i].udp;
-		int64_t at = uf->active_at + UDP_IDLE_TIMEOUT_MS;
 
-		if (uf->f.type != FLOW_UDP || uf->f.closing)
-			continue;
-		if (at <= c->now)
+		if (uf->f.type == FLOW_UDP && !uf->f.closing &&
+		    uf->active_at + UDP_IDLE_TIMEOUT_MS <= c->now)
 			flow_close(i);
-		else if (!next || at < next)
-			next = at;
 	}
-	udp_next_check = next;
 }
 
 /**

@@ -3,6 +3,7 @@
 #define UDP_FLOW_H
 
 #include <stdbool.h>
+#include <netinet/in.h>
 #include <stdint.h>
 
 #include "flow.h"
@@ -15,6 +16,8 @@
  *		replies go out with sendto() to the peer
  * @active_at:	last datagram either way (ms), for the idle timeout
  * @host_port:	forwarded host port (inbound only)
+ * @peer:	the sender's real address and port (inbound only): the key
+ *		may show the gateway instead
  * @dgrams_from_tap:	datagrams from the guest
  * @dgrams_to_tap:	datagrams to the guest
  */
@@ -24,6 +27,7 @@ struct udp_flow {
 	bool inbound;
 	int64_t active_at;
 	uint16_t host_port;
+	struct sockaddr_in peer;
 	uint64_t dgrams_from_tap;
 	uint64_t dgrams_to_tap;
 };

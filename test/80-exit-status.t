@@ -2,20 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # pasta exits with its COMMAND's exit status and leaves nothing behind:
-# after it returns, its PID is gone and no process of the test user is left
-# (read with pgrep; nothing is ever killed by name).
+# after it returns, its PID is gone and no process of the test user from
+# this run is left (read with pgrep, each one checked for this run's
+# environment marker, see our_procs in lib.sh; nothing is killed by name).
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
-plan 9
+plan 10
 
 topo_create; ok $? "topology created" || done_testing
 
-leftovers() { pgrep -u "$TEST_USER" >/dev/null && return 1; return 0; }
-
-before=$(pgrep -u "$TEST_USER" -a)
-[ -n "$before" ] && diag "processes of $TEST_USER before the test (other users of the account?):" "$before"
+no_leftovers() { [ -z "$(our_procs)" ]; }
 
 pasta_run exit7 20 -- sh -c 'exit 7'
 is "$?" 7 "-- sh -c 'exit 7' gives exit status 7" || diag_file "$WORK/exit7.err"
@@ -42,7 +40,10 @@ else
 	wait_file "$pidfile" 5
 	is "$(tr -d ' \n' <"$pidfile" 2>/dev/null)" "$pid" "pasta wrote its PID ($pid) with -P"
 fi
-diag "while running: $(pgrep -u "$TEST_USER" -a | tr '\n' ';')"
+running=$(our_procs)
+[ -n "$running" ]
+ok $? "processes of this run are visible while it runs" || diag "$(pgrep -u "$TEST_USER" -a)"
+diag "while running:" "$running"
 
 touch "$D/go"
 if wait_gone "$bg" 15; then
@@ -60,8 +61,8 @@ ok $? "pasta's PID ${pid:-?} is gone"
 wait_gone "$(cat "$D/cmd.pid" 2>/dev/null || echo 0)" 5 2>/dev/null
 ok $? "the command's process is gone"
 
-_poll 5 leftovers
-if ! ok $? "no process of $TEST_USER is left"; then
-	diag "$(pgrep -u "$TEST_USER" -a)"
+_poll 5 no_leftovers
+if ! ok $? "no process of $TEST_USER from this run is left"; then
+	diag "$(our_procs)"
 fi
 done_testing

@@ -25,7 +25,7 @@ check_bad() {
 	printf '%s' "$msg" | grep -Eqi -- "$re"
 	ok $? "pasta $* names the option in its message" || diag "message: '$msg'"
 	local left listen
-	left=$(pgrep -u "$TEST_USER" -a)
+	left=$(our_procs)
 	listen=$(in_h ss -Htuln)
 	[ -z "$left" ] && [ -z "$listen" ]
 	ok $? "pasta $* starts nothing" ||

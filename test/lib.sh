@@ -61,6 +61,8 @@
 #   wait_file FILE [SECS]    poll until FILE exists and is not empty
 #   wait_gone PID [SECS]     poll until process PID no longer exists
 #   kill_pid PID             TERM, bounded wait, KILL (one recorded PID)
+#   our_procs                list live processes of $TEST_USER from this run
+#                            (marked by PASTATEST_RUN=$RUN_ID in their env)
 #   make_random FILE MIB     FILE with MIB MiB from /dev/urandom
 #   sha FILE                 sha256 hex of FILE
 #   TAP: plan N, skip_all REASON, ok RC DESC (RC 0 passes),
@@ -87,6 +89,7 @@ else
 fi
 
 USER_PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
+RUN_ID=pastatest-$$-$RANDOM	# environment marker, see our_procs()
 WORK=
 BG_PID=
 _PIDS=()	# background processes, killed by PID
@@ -267,7 +270,8 @@ in_r() { ip netns exec "$NS_R" "$@"; }
 _user_prefix() {
 	_UP=(ip netns exec "$NS_H"
 	     setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --
-	     env -i PATH="$USER_PATH" HOME="$WORK/u" LANG=C.UTF-8)
+	     env -i PATH="$USER_PATH" HOME="$WORK/u" LANG=C.UTF-8
+	     PASTATEST_RUN="$RUN_ID")
 }
 
 # as_user_h SECS CMD... - CMD as $TEST_USER in H, no pasta
@@ -332,6 +336,18 @@ start_udpecho() {
 	_bg_ns "$ns" "$name" "$PY" "$TESTDIR/udpecho.py" --bind "$addr" \
 		--port "$port" --pidfile "$WORK/$name.pid"
 	wait_file "$WORK/$name.pid" 10 || { diag_file "$WORK/$name.log"; return 1; }
+}
+
+# our_procs - "PID command" of every live process of $TEST_USER started by
+# this run: they all carry PASTATEST_RUN=$RUN_ID in their environment, so
+# concurrent runs (other files, other people) do not count.
+our_procs() {
+	local pid
+	for pid in $(pgrep -u "$TEST_USER"); do
+		tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" |
+			grep -qx "PASTATEST_RUN=$RUN_ID" || continue
+		echo "$pid $(tr '\0\n\t' '   ' 2>/dev/null <"/proc/$pid/cmdline" | cut -c1-120)"
+	done
 }
 
 # --- bounded waits -----------------------------------------------------------

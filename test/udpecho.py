@@ -6,8 +6,8 @@ Server: udpecho.py --bind ADDR --port PORT [--pidfile FILE]
     Echoes every datagram back to its sender.  The pidfile is written
     (atomically) once the socket is bound.
 
-Client: udpecho.py --client --to ADDR --port PORT [--count K]
-                   [--max-size N] [--timeout SECONDS]
+Client: udpecho.py --client --to ADDR --port PORT [--source ADDR]
+                   [--count K] [--max-size N] [--timeout SECONDS]
     Sends K datagrams of varying sizes (1 .. N bytes), one at a time, each
     with a sequence number and a pattern; waits up to 1 s for each echo
     and retries a lost one at most 3 times.  Exits 0 if every datagram
@@ -51,6 +51,8 @@ def payload(seq, size):
 
 def client(a):
     s = socket.socket(family_of(a.to), socket.SOCK_DGRAM)
+    if a.source:
+        s.bind((a.source, 0))
     s.connect((a.to, a.port))
     deadline = time.monotonic() + a.timeout
     sizes = [4, 64, 512, 1200, 1400, 1472, 3000, 8000, a.max_size]
@@ -98,6 +100,7 @@ def main():
     p.add_argument("--client", action="store_true")
     p.add_argument("--bind", default="0.0.0.0")
     p.add_argument("--to")
+    p.add_argument("--source", help="client: bind to this source address")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pidfile")
     p.add_argument("--count", type=int, default=100)

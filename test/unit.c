@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test/unit.c - unit tests: checksums, frame checks, flow table
+ *
+ * Frames are fed to tap_input() directly, as if read from the tap device,
+ * with no tap attached (fd_tap = -1): replies go nowhere. Each malformed
+ * frame must bump exactly its own drop counter and create no flow.
+ * Prints TAP.
+ */
+
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <netinet/udp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "../checksum.h"
+#include "../flow.h"
+#include "../flow_table.h"
+#include "../passt.h"
+#include "../pkt.h"
+#include "../tap.h"
+#include "../udp.h"
+
+static int test_n, test_failed;
+
+static void ok(int cond, const char *desc)
+{
+	test_n++;
+	if (!cond)
+		test_failed++;
+	printf("%sok %d - %s\n", cond ? "" : "not ", test_n, desc);
+}
+
+static struct ctx c;
+static struct fwd_ports fwd_tcp, fwd_udp;
+
+/* Reference checksum: big-endian 16-bit words, RFC 1071 as written */
+static uint16_t csum_ref(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	if (len & 1)
+		sum += p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+static void test_checksum(void)
+{
+	static const uint8_t rfc1071[] = { 0x00, 0x01, 0xf2, 0x03,
+					   0xf4, 0xf5, 0xf6, 0xf7 };
+	uint8_t buf[300];
+	uint16_t r;
+	int len, off, bad = 0;
+
+	r = csum(rfc1071, sizeof(rfc1071), 0);
+	ok(((uint8_t *)&r)[0] == 0x22 && ((uint8_t *)&r)[1] == 0x0d,
+	   "checksum of the RFC 1071 example is 0x220d");
+
+	srand(1);
+	for (len = 0; len < 260; len++) {
+		for (off = 0; off < 4; off++) {
+			int i;
+
+			for (i = 0; i < len; i++)
+				buf[off + i] = rand();
+			r = ntohs(csum(buf + off, len, 0));
+			if (r != csum_ref(buf + off, len))
+				bad++;
+		}
+	}
+	ok(!bad, "checksum matches the reference for lengths 0-259, offsets 0-3");
+}
+
+/* Frame builder for tests: Ethernet + IPv4 + L4, valid unless broken later */
+static uint8_t frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
+
+static size_t build_ip4(uint8_t proto, const void *l4, size_t l4_len,
+			const char *dst)
+{
+	uint8_t *f = frame + FRAME_PAD;
+	struct ethhdr *eh = (struct ethhdr *)f;
+	struct iphdr *ih = (struct iphdr *)(f + sizeof(*eh));
+
+	memset(f, 0, 14 + 20);
+	memcpy(eh->h_dest, c.mac_ours, 6);
+	memcpy(eh->h_source, "\x02\x00\x00\x00\x00\x07", 6);
+	eh->h_proto = htons(ETH_P_IP);
+	ih->version = 4;
+	ih->ihl = 5;
+	ih->tot_len = htons(20 + l4_len);
+	ih->ttl = 64;
+	ih->protocol = proto;
+	ih->saddr = c.addr4.s_addr;
+	inet_pton(AF_INET, dst, &ih->daddr);
+	ih->check = csum(ih, 20, 0);
+	memcpy(f + 34, l4, l4_len);
+	return 34 + l4_len;
+}
+
+static struct iphdr *frame_ip(void)
+{
+	return (struct iphdr *)(frame + FRAME_PAD + 14);
+}
+
+static void frame_ip_recsum(void)
+{
+	frame_ip()->check = 0;
+	frame_ip()->check = csum(frame_ip(), 20, 0);
+}
+
+/**
+ * expect_drop() - feed the frame, check one counter moved and no flow came
+ */
+static void expect_drop(size_t len, enum pkt_drop_reason reason,
+			const char *desc)
+{
+	uint64_t before[DROP_REASONS];
+	unsigned int flows = flow_count();
+	int i, others = 0;
+
+	memcpy(before, pkt_drops, sizeof(before));
+	tap_input(&c, frame + FRAME_PAD, len);
+	flow_defer_free(&c);
+	for (i = 0; i < DROP_REASONS; i++)
+		if (i != (int)reason && pkt_drops[i] != before[i])
+			others++;
+	ok(pkt_drops[reason] == before[reason] + 1 && !others &&
+	   flow_count() == flows, desc);
+}
+
+static size_t build_tcp(uint8_t flags, const uint8_t *opts, size_t opt_len,
+			size_t data_len)
+{
+	uint8_t l4[sizeof(struct tcphdr) + 40 + 64] = { 0 };
+	struct tcphdr *th = (struct tcphdr *)l4;
+
+	th->source = htons(40000);
+	th->dest = htons(1);
+	th->seq = htonl(1000);
+	th->doff = (sizeof(*th) + opt_len) / 4;
+	th->th_flags = flags;
+	th->window = htons(65535);
+	if (opt_len)
+		memcpy(l4 + sizeof(*th), opts, opt_len);
+	return build_ip4(IPPROTO_TCP, l4, sizeof(*th) + opt_len + data_len,
+			 "203.0.113.2");
+}
+
+static void test_frames(void)
+{
+	static const uint8_t mss_ws[] = { 2, 4, 0x05, 0xb4, 1, 3, 3, 7 };
+	static const uint8_t opt_zero_len[] = { 2, 0, 0, 0 };
+	static const uint8_t opt_past_end[] = { 1, 1, 8, 10 };
+	static const uint8_t opt_bad_mss_len[] = { 2, 3, 0, 1 };
+	uint8_t udp[16] = { 0 };
+	struct udphdr *uh = (struct udphdr *)udp;
+	size_t len;
+
+	expect_drop(10, DROP_ETH_SHORT, "truncated Ethernet header dropped");
+
+	len = build_ip4(IPPROTO_TCP, "", 0, "203.0.113.2");
+	((struct ethhdr *)(frame + FRAME_PAD))->h_proto = htons(0x88b5);
+	expect_drop(len, DROP_ETH_TYPE, "unknown EtherType dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	expect_drop(14 + 19, DROP_IP4_MALFORMED, "truncated IPv4 header dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	frame_ip()->ihl = 4;
+	frame_ip_recsum();
+	expect_drop(len, DROP_IP4_MALFORMED, "IHL below 5 dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	frame_ip()->tot_len = htons(ntohs(frame_ip()->tot_len) + 1);
+	frame_ip_recsum();
+	expect_drop(len, DROP_IP4_MALFORMED, "total length past frame end dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	frame_ip()->ihl = 15;
+	frame_ip()->tot_len = htons(50);
+	frame_ip_recsum();
+	expect_drop(len, DROP_IP4_MALFORMED, "IHL past total length dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	frame_ip()->check ^= 0x0100;
+	expect_drop(len, DROP_IP4_CSUM, "bad IPv4 header checksum dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	frame_ip()->frag_off = htons(IP_MF);
+	frame_ip_recsum();
+	expect_drop(len, DROP_IP4_FRAG, "IPv4 fragment dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	frame_ip()->protocol = 132;
+	frame_ip_recsum();
+	expect_drop(len, DROP_IP4_PROTO, "unsupported protocol dropped");
+
+	len = build_ip4(IPPROTO_TCP, "abcdefghij", 10, "203.0.113.2");
+	expect_drop(len, DROP_TCP_MALFORMED, "truncated TCP header dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	((struct tcphdr *)(frame_ip() + 1))->doff = 4;
+	expect_drop(len, DROP_TCP_MALFORMED, "TCP data offset below 5 dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	((struct tcphdr *)(frame_ip() + 1))->doff = 15;
+	expect_drop(len, DROP_TCP_MALFORMED, "TCP data offset past the end dropped");
+
+	len = build_tcp(TH_SYN | TH_FIN, mss_ws, sizeof(mss_ws), 0);
+	expect_drop(len, DROP_TCP_FLAGS, "SYN+FIN dropped");
+
+	len = build_tcp(TH_SYN | TH_RST, mss_ws, sizeof(mss_ws), 0);
+	expect_drop(len, DROP_TCP_FLAGS, "SYN+RST dropped");
+
+	len = build_tcp(0, NULL, 0, 0);
+	expect_drop(len, DROP_TCP_FLAGS, "segment without flags dropped");
+
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 8);
+	expect_drop(len, DROP_TCP_FLAGS, "SYN with data dropped");
+
+	len = build_tcp(TH_SYN, opt_zero_len, sizeof(opt_zero_len), 0);
+	expect_drop(len, DROP_TCP_OPTS, "TCP option of length 0 dropped");
+
+	len = build_tcp(TH_SYN, opt_past_end, sizeof(opt_past_end), 0);
+	expect_drop(len, DROP_TCP_OPTS, "TCP option past the header dropped");
+
+	len = build_tcp(TH_SYN, opt_bad_mss_len, sizeof(opt_bad_mss_len), 0);
+	expect_drop(len, DROP_TCP_OPTS, "MSS option of wrong length dropped");
+
+	len = build_tcp(TH_ACK, NULL, 0, 0);
+	expect_drop(len, DROP_TCP_NOFLOW, "ACK for no connection dropped");
+
+	uh->source = htons(40000);
+	uh->dest = htons(53);
+	uh->len = htons(17);
+	len = build_ip4(IPPROTO_UDP, udp, 16, "203.0.113.2");
+	expect_drop(len, DROP_UDP_MALFORMED, "UDP length past the end dropped");
+
+	uh->len = htons(7);
+	len = build_ip4(IPPROTO_UDP, udp, 16, "203.0.113.2");
+	expect_drop(len, DROP_UDP_MALFORMED, "UDP length below header dropped");
+
+	len = build_ip4(IPPROTO_UDP, udp, 4, "203.0.113.2");
+	expect_drop(len, DROP_UDP_MALFORMED, "truncated UDP header dropped");
+
+	len = build_ip4(0, "", 0, "203.0.113.2");
+	((struct ethhdr *)(frame + FRAME_PAD))->h_proto = htons(ETH_P_ARP);
+	expect_drop(14 + 20, DROP_ARP_MALFORMED, "truncated ARP dropped");
+
+	/* A good SYN creates a flow; padding after the IP packet is trimmed */
+	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
+	tap_input(&c, frame + FRAME_PAD, len + 6);
+	ok(flow_count() == 1, "good SYN with Ethernet padding creates a flow");
+}
+
+static struct flow_key test_key(unsigned int i)
+{
+	struct flow_key k = { .proto = IPPROTO_UDP };
+
+	k.gaddr = c.addr4;
+	k.paddr.s_addr = htonl(0xc6336400 | (i & 0xff));
+	k.gport = 1024 + i;
+	k.pport = 53;
+	return k;
+}
+
+static void test_flow_table(void)
+{
+	unsigned int i, found = 0, wrong = 0;
+	int idx;
+
+	flow_defer_free(&c);
+	for (i = 0; i < FLOW_MAX; i++) {
+		if (flow_at(i)->type != FLOW_FREE)
+			flow_close(i);
+	}
+	flow_defer_free(&c);
+	ok(flow_count() == 0, "flow table empty after closing everything");
+
+	for (i = 0; i < FLOW_MAX; i++) {
+		idx = flow_alloc();
+		if (idx < 0)
+			break;
+		flowtab[idx].udp.f.type = FLOW_UDP;
+		flowtab[idx].udp.f.key = test_key(i);
+		flowtab[idx].udp.inbound = true;	/* no socket to close */
+		flowtab[idx].udp.sock = -1;
+		flowtab[idx].udp.active_at = c.now;
+		flow_hash_insert(idx);
+	}
+	ok(i == FLOW_MAX && flow_count() == FLOW_MAX, "table fills to capacity");
+	ok(flow_alloc() < 0, "allocation fails when full");
+
+	for (i = 0; i < FLOW_MAX; i++) {
+		struct flow_key k = test_key(i);
+
+		idx = flow_lookup(&k);
+		if (idx >= 0)
+			found++;
+		if (idx >= 0 && memcmp(&flowtab[idx].f.key, &k, sizeof(k)))
+			wrong++;
+	}
+	ok(found == FLOW_MAX && !wrong, "every flow found by its key at capacity");
+
+	for (i = 0; i < FLOW_MAX; i += 2) {
+		struct flow_key k = test_key(i);
+
+		flow_close(flow_lookup(&k));
+	}
+	flow_defer_free(&c);
+	found = 0;
+	for (i = 0; i < FLOW_MAX; i++) {
+		struct flow_key k = test_key(i);
+
+		if ((flow_lookup(&k) >= 0) != (i % 2))
+			wrong++;
+		else
+			found++;
+	}
+	ok(!wrong && flow_count() == FLOW_MAX / 2,
+	   "after closing half, exactly the other half is found");
+
+	c.now += UDP_IDLE_TIMEOUT_MS + 1;
+	udp_timer(&c);
+	flow_defer_free(&c);
+	ok(flow_count() == 0, "idle UDP flows expire after the timeout");
+	ok(flow_alloc() >= 0, "entries are reusable after expiry");
+}
+
+int main(void)
+{
+	c.mode = MODE_PASTA;
+	c.fd_tap = -1;
+	c.mtu = 65520;
+	c.tcp_fwd = &fwd_tcp;
+	c.udp_fwd = &fwd_udp;
+	c.epollfd = epoll_create1(0);
+	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
+	inet_pton(AF_INET, "203.0.113.2", &c.gw4);
+	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
+	c.now = now_ms();
+	flow_init();
+
+	test_checksum();
+	test_frames();
+	test_flow_table();
+
+	printf("1..%d\n", test_n);
+	return test_failed ? 1 : 0;
+}
