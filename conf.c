@@ -229,6 +229,26 @@ static void conf_path(const char *opt, const char *s, char *dst, size_t len)
 }
 
 /**
+ * conf_positional() - a word that is not an option: PID, or the command
+ * @c:		execution context
+ * @arg:	the word, followed by the rest of the command line
+ */
+static void conf_positional(struct ctx *c, char **arg)
+{
+	unsigned long pid;
+
+	if (c->mode != MODE_PASTA)
+		die("Unexpected argument: %s", *arg);
+	if (!c->target_pid && !conf_ulong(*arg, 1, INT_MAX, &pid)) {
+		c->target_pid = pid;
+		return;
+	}
+	if (c->target_pid)
+		die("Unexpected argument after PID: %s", *arg);
+	c->cmd = arg;
+}
+
+/**
  * conf() - parse the command line, fill in defaults from the host
  * @c:		execution context
  * @argc:	argument count
@@ -276,9 +296,17 @@ void conf(struct ctx *c, int argc, char **argv)
 	c->fd_given = -1;
 	opterr = 0;
 
-	while ((opt = getopt_long(argc, argv, "+fdqP:p:a:n:g:m:t:u:T:U:I:s:F:1h4",
+	/* "-": non-options come back in order, as option 1. A PID may come
+	 * before more options; any other word starts the command, whose own
+	 * options we must then leave alone.
+	 */
+	while (!c->cmd &&
+	       (opt = getopt_long(argc, argv, "-fdqP:p:a:n:g:m:t:u:T:U:I:s:F:1h4",
 				  opts, NULL)) != -1) {
 		switch (opt) {
+		case 1:
+			conf_positional(c, argv + optind - 1);
+			break;
 		case 'f':
 			c->foreground = true;
 			break;
@@ -398,24 +426,14 @@ void conf(struct ctx *c, int argc, char **argv)
 		}
 	}
 
-	if (c->mode == MODE_PASTA && optind < argc) {
-		if (!conf_ulong(argv[optind], 1, INT_MAX, &v) &&
-		    strcmp(argv[optind - 1], "--")) {
-			if (c->netns_path[0])
-				die("Both PID %s and --netns given",
-				    argv[optind]);
-			c->target_pid = v;
-			if (++optind < argc)
-				die("Unexpected argument after PID: %s",
-				    argv[optind]);
-		} else {
-			if (c->netns_path[0])
-				die("A command and --netns: pick one");
-			c->cmd = argv + optind;
-		}
-	} else if (optind < argc) {
-		die("Unexpected argument: %s", argv[optind]);
+	if (!c->cmd && optind < argc) {
+		if (c->mode != MODE_PASTA)
+			die("Unexpected argument: %s", argv[optind]);
+		c->cmd = argv + optind;		/* after "--" */
 	}
+	if (c->cmd && (c->netns_path[0] || c->target_pid))
+		die("A command and a namespace to join (%s): pick one",
+		    c->target_pid ? "PID" : "--netns");
 
 	conf_host_defaults(c);
 }

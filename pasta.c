@@ -297,7 +297,7 @@ void pasta_start(struct ctx *c)
 	pasta_config_net(c);
 	close(pasta_nl_ns);
 	pasta_nl_ns = -1;
-	info("pasta: tap %s in the namespace, guest %s", c->ifname,
+	debug("pasta: tap %s in the namespace, guest %s", c->ifname,
 	     c->config_net ? "configured" : "not configured");
 }
 
