@@ -309,6 +309,19 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 }
 
 /**
+ * tcp_send_dup_ack() - repeat our last ACK and window exactly
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_send_dup_ack(struct ctx *c, struct tcp_conn *conn)
+{
+	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
+
+	tap_send(c, buf, tcp_hdr_fill(c, conn, buf, conn->seq_to_tap, TH_ACK,
+				      0, 0));
+}
+
+/**
  * tcp_rst() - reset both sides of a connection and close it
  * @c:		execution context
  * @conn:	connection
@@ -737,9 +750,12 @@ static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 		return;
 	}
 	if (SEQ_GT(seg->seq, conn->seq_from_tap)) {
-		/* A gap: drop, a duplicate ACK asks for the missing data */
+		/* A gap: drop, and send a duplicate ACK at once, with the
+		 * window unchanged so that it counts as one: three make the
+		 * guest retransmit the missing data (RFC 5681, 3.2 and 4.2).
+		 */
 		pkt_drop(DROP_TCP_SEQ);
-		tcp_touch(c, conn, TCP_ACK_NOW);
+		tcp_send_dup_ack(c, conn);
 		return;
 	}
 	skip = conn->seq_from_tap - seg->seq;
