@@ -220,9 +220,27 @@ static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn)
 	sndbuf -= sndbuf / TCP_SNDBUF_OVERHEAD_DIV;
 	wnd = sndbuf > outq ? (uint32_t)(sndbuf - outq) : 0;
 	wnd = MIN(wnd, max);
-	if (wnd < conn->mss_to_tap)
+	/* Silly window avoidance, receiver side (RFC 1122, 4.2.3.3) */
+	if (wnd < MIN((uint32_t)conn->mss_to_tap, (uint32_t)sndbuf / 2))
 		return 0;
 	return wnd;
+}
+
+/**
+ * tcp_wnd_update() - size the window for our next segment to the guest
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * A zero window is only reopened by a window update, which EPOLLOUT on the
+ * socket triggers: ask for it whenever we are about to advertise zero.
+ */
+static void tcp_wnd_update(const struct ctx *c, struct tcp_conn *conn)
+{
+	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
+	if (!conn->wnd_to_tap && !(conn->pending & TCP_WANT_EPOLLOUT)) {
+		conn->pending |= TCP_WANT_EPOLLOUT;
+		tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
+	}
 }
 
 /**
@@ -302,7 +320,7 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 		seq--;		/* and the FIN */
 	}
 	if (flags & TH_ACK)
-		conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
+		tcp_wnd_update(c, conn);
 
 	tap_send(c, buf, tcp_hdr_fill(c, conn, buf, seq, flags, opt_len, 0));
 	conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
@@ -406,7 +424,7 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 	    (conn->close & TCP_TAP_FIN_SENT) || conn->f.closing)
 		return;
 
-	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
+	tcp_wnd_update(c, conn);
 
 	for (;;) {
 		uint32_t in_flight = conn->seq_to_tap - conn->seq_ack_from_tap;
@@ -743,8 +761,12 @@ static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 	uint32_t skip, len = seg->data.len;
 	ssize_t n = 0;
 
-	if (!len && !fin)
+	if (!len && !fin) {
+		/* Keep-alive or zero window probe: answer with our window */
+		if (SEQ_LT(seg->seq, conn->seq_from_tap))
+			tcp_touch(c, conn, TCP_ACK_NOW);
 		return;
+	}
 	if (conn->close & TCP_TAP_EOF) {
 		tcp_touch(c, conn, TCP_ACK_NOW);
 		return;
@@ -1049,7 +1071,7 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t port,
 		flow_close(idx);
 		return;
 	}
-	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
+	tcp_wnd_update(c, conn);
 	tcp_phase_set(conn, TCP_PHASE_SYN_SENT);
 	tcp_send_ctl(c, conn, TH_SYN);
 	tcp_rto_arm(c, conn);
@@ -1108,11 +1130,6 @@ void tcp_batch_end(struct ctx *c)
 		    wnd != conn->wnd_to_tap)
 			tcp_send_ctl(c, conn, TH_ACK);
 		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
-		if (!conn->wnd_to_tap && !(conn->pending & TCP_WANT_EPOLLOUT)) {
-			/* Advertised zero: EPOLLOUT tells when space frees */
-			conn->pending |= TCP_WANT_EPOLLOUT;
-			tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
-		}
 	}
 	tcp_touched_n = 0;
 }
@@ -1231,6 +1248,21 @@ void tcp_flow_free(struct ctx *c, int idx)
 		epoll_ref_del(c, conn->sock);
 		close(conn->sock);
 	}
+}
+
+/**
+ * tcp_flow_abort() - reset the host side of a connection, the guest is gone
+ * @c:		execution context
+ * @idx:	flow index
+ */
+void tcp_flow_abort(struct ctx *c, int idx)
+{
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+
+	(void)c;
+	setsockopt(flowtab[idx].tcp.sock, SOL_SOCKET, SO_LINGER, &lin,
+		   sizeof(lin));
+	flow_close(idx);
 }
 
 /**
