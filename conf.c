@@ -26,6 +26,9 @@ enum {
 	OPT_NETNS,
 	OPT_USERNS,
 	OPT_NO_MAP_GW,
+	OPT_NO_DHCP,
+	OPT_NO_DHCP_DNS,
+	OPT_NO_DHCP_SEARCH,
 	OPT_IGNORED,
 	OPT_IGNORED_ARG,
 };
@@ -60,7 +63,10 @@ static void usage(const char *name, FILE *f, int status)
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
 		"  -1, --one-off          quit when the guest disconnects\n"
-		"Accepted and ignored: -4, --ipv4-only, --no-dhcp, --no-ndp,\n"
+		"  -D, --dns ADDR         DNS server for DHCP (repeat; default: resolv.conf)\n"
+		"  -S, --search LIST      DNS search list for DHCP (default: resolv.conf)\n"
+		"      --no-dhcp-dns, --no-dhcp-search, --no-dhcp\n"
+		"Accepted and ignored: -4, --ipv4-only, --no-ndp,\n"
 		"  --no-dhcpv6, --no-ra, --quiet\n"
 		"      --version          print the version\n"
 		"      --help             this text\n",
@@ -221,6 +227,46 @@ static void conf_host_defaults(struct ctx *c)
 		snprintf(c->ifname, sizeof(c->ifname), "tap0");
 }
 
+/**
+ * conf_dns() - add a DNS server from -D
+ * @c:		execution context
+ * @s:		IPv4 address, or "none"
+ */
+static void conf_dns(struct ctx *c, const char *s)
+{
+	if (!strcmp(s, "none")) {
+		c->no_dhcp_dns = true;
+		return;
+	}
+	if (c->dns4_n == DNS4_MAX)
+		die("Too many DNS servers with -D: at most %d", DNS4_MAX);
+	conf_addr4("-D", s, &c->dns4[c->dns4_n++]);
+}
+
+/**
+ * conf_search() - set the DNS search list from -S
+ * @c:		execution context
+ * @s:		space-separated domains, or "none"
+ */
+static void conf_search(struct ctx *c, const char *s)
+{
+	char buf[DNS_SEARCH_MAX * DNS_NAME_MAX], *d, *save;
+
+	c->dns_search_n = 0;
+	if (!strcmp(s, "none")) {
+		c->no_dhcp_search = true;
+		return;
+	}
+	if (strlen(s) >= sizeof(buf))
+		die("Search list too long for -S: %s", s);
+	strcpy(buf, s);
+	for (d = strtok_r(buf, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
+		if (c->dns_search_n == DNS_SEARCH_MAX || strlen(d) >= DNS_NAME_MAX)
+			die("Invalid search list for -S: %s", s);
+		strcpy(c->dns_search[c->dns_search_n++], d);
+	}
+}
+
 static void conf_path(const char *opt, const char *s, char *dst, size_t len)
 {
 	if (strlen(s) >= len)
@@ -281,7 +327,11 @@ void conf(struct ctx *c, int argc, char **argv)
 		{ "version",	no_argument,		NULL, OPT_VERSION },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "ipv4-only",	no_argument,		NULL, '4' },
-		{ "no-dhcp",	no_argument,		NULL, OPT_IGNORED },
+		{ "no-dhcp",	no_argument,		NULL, OPT_NO_DHCP },
+		{ "dns",	required_argument,	NULL, 'D' },
+		{ "search",	required_argument,	NULL, 'S' },
+		{ "no-dhcp-dns", no_argument,		NULL, OPT_NO_DHCP_DNS },
+		{ "no-dhcp-search", no_argument,	NULL, OPT_NO_DHCP_SEARCH },
 		{ "no-ndp",	no_argument,		NULL, OPT_IGNORED },
 		{ "no-dhcpv6",	no_argument,		NULL, OPT_IGNORED },
 		{ "no-ra",	no_argument,		NULL, OPT_IGNORED },
@@ -301,7 +351,7 @@ void conf(struct ctx *c, int argc, char **argv)
 	 * options we must then leave alone.
 	 */
 	while (!c->cmd &&
-	       (opt = getopt_long(argc, argv, "-fdqP:p:a:n:g:m:t:u:T:U:I:s:F:1h4",
+	       (opt = getopt_long(argc, argv, "-fdqP:p:a:n:g:m:t:u:T:U:I:s:F:1h4D:S:",
 				  opts, NULL)) != -1) {
 		switch (opt) {
 		case 1:
@@ -375,6 +425,7 @@ void conf(struct ctx *c, int argc, char **argv)
 				die("-s is for passt only");
 			conf_path("-s", optarg, c->sock_path,
 				  sizeof(c->sock_path));
+			c->sock_path_given = true;
 			break;
 		case 'F':
 			if (conf_ulong(optarg, 0, INT_MAX, &v))
@@ -403,6 +454,21 @@ void conf(struct ctx *c, int argc, char **argv)
 				die("--userns is for pasta only");
 			conf_path("--userns", optarg, c->userns_path,
 				  sizeof(c->userns_path));
+			break;
+		case 'D':
+			conf_dns(c, optarg);
+			break;
+		case 'S':
+			conf_search(c, optarg);
+			break;
+		case OPT_NO_DHCP:
+			c->no_dhcp = true;
+			break;
+		case OPT_NO_DHCP_DNS:
+			c->no_dhcp_dns = true;
+			break;
+		case OPT_NO_DHCP_SEARCH:
+			c->no_dhcp_search = true;
 			break;
 		case OPT_NO_MAP_GW:
 			c->no_map_gw = true;

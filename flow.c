@@ -248,6 +248,24 @@ void flow_defer_free(struct ctx *c)
 		flow_hwm--;
 }
 
+/**
+ * flow_close_all() - close every flow, for when the guest goes away
+ * @c:		execution context
+ */
+void flow_close_all(struct ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < flow_hwm; i++) {
+		struct flow_common *f = &flowtab[i].f;
+
+		if (f->type == FLOW_TCP && !f->closing)
+			tcp_flow_abort(c, i);
+		else if (f->type != FLOW_FREE)
+			flow_close(i);
+	}
+}
+
 unsigned int flow_count(void)
 {
 	return flow_used;

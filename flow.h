@@ -56,6 +56,7 @@ void flow_hash_insert(int idx);
 int flow_lookup(const struct flow_key *key);
 void flow_close(int idx);
 void flow_defer_free(struct ctx *c);
+void flow_close_all(struct ctx *c);
 unsigned int flow_count(void);
 unsigned int flow_high_water(void);
 struct flow_common *flow_at(int idx);
@@ -63,6 +64,7 @@ const char *flow_str(const struct flow_key *key, char *buf, size_t len);
 
 /* Lifecycle hooks implemented by each flow type's module */
 void tcp_flow_free(struct ctx *c, int idx);
+void tcp_flow_abort(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
 
 #define FLOW_STRLEN	64

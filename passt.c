@@ -157,6 +157,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_TAP:
 		tap_handler(c, ev->events);
 		break;
+	case EPOLL_TYPE_TAP_LISTEN:
+		tap_listen_handler(c, ev->events);
+		break;
 	case EPOLL_TYPE_SIGNAL:
 		signal_handler(c);
 		break;
@@ -219,9 +222,6 @@ int main(int argc, char **argv)
 	conf(&c, argc, argv);
 	log_setup(c.debug, c.quiet);
 
-	if (c.mode != MODE_PASTA)
-		die("passt mode is not available yet: run as pasta");
-
 	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c.epollfd < 0)
 		die("epoll_create1: %s", strerror(errno));
@@ -229,8 +229,13 @@ int main(int argc, char **argv)
 	signals_init(&c);
 	pcap_init(c.pcap);
 
-	pasta_start(&c);
-	epoll_ref_add(&c, c.fd_tap, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
+	if (c.mode == MODE_PASTA) {
+		pasta_start(&c);
+		epoll_ref_add(&c, c.fd_tap, EPOLL_TYPE_TAP, 0,
+			      EPOLLIN | EPOLLRDHUP);
+	} else {
+		tap_init_passt(&c);
+	}
 	tcp_init(&c);
 	udp_init(&c);
 	c.now = now_ms();
@@ -242,6 +247,9 @@ int main(int argc, char **argv)
 	pasta_cmd_release(&c);
 
 	main_loop(&c);
+
+	if (c.fd_tap_listen >= 0)
+		unlink(c.sock_path);
 
 	if (c.cmd_exited)
 		return c.cmd_status;

@@ -15,6 +15,9 @@
 #define MTU_DEFAULT		65520
 #define MTU_MIN			576
 #define MTU_MAX			65520
+#define DNS4_MAX		3
+#define DNS_SEARCH_MAX		6
+#define DNS_NAME_MAX		254
 
 enum mode {
 	MODE_PASST,
@@ -82,6 +85,15 @@ struct ctx {
 	uint8_t mac_ours[ETH_ADDR_LEN];
 	bool mac_guest_known;
 
+	/* DHCP (passt) */
+	bool no_dhcp;
+	bool no_dhcp_dns;
+	bool no_dhcp_search;
+	struct in_addr dns4[DNS4_MAX];	/* from -D, else resolv.conf */
+	int dns4_n;
+	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */
+	int dns_search_n;
+
 	bool foreground;
 	bool debug;
 	bool quiet;
@@ -90,6 +102,7 @@ struct ctx {
 	char pidfile[PATH_MAX];
 	char pcap[PATH_MAX];
 	char sock_path[PATH_MAX];
+	bool sock_path_given;
 	int fd_given;
 
 	/* pasta */

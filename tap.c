@@ -15,7 +15,11 @@
  */
 
 #include <errno.h>
+#include <poll.h>
+#include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <linux/if_ether.h>
 #include <net/if_arp.h>
 #include <netinet/ip.h>
@@ -24,6 +28,7 @@
 #include <arpa/inet.h>
 
 #include "arp.h"
+#include "flow.h"
 #include "checksum.h"
 #include "log.h"
 #include "passt.h"
@@ -33,6 +38,15 @@
 #include "udp.h"
 
 #define TAP_BATCH		128
+#define TAP_FRAME_MAX		(ETH_HLEN + MTU_MAX)
+#define TAP_STREAM_WAIT_MS	1000	/* for the rest of a cut frame */
+#define TAP_STREAM_SNDBUF	(8 << 20)
+#define TAP_SOCK_PATH_FMT	"/tmp/passt_%d.socket"
+#define TAP_SOCK_PATH_MAX_N	64
+
+static uint8_t tap_rx[FRAME_BUF_SIZE] __attribute__((aligned(8)));
+static uint8_t tap_stream[(TAP_FRAME_MAX + sizeof(uint32_t)) * 4];
+static size_t tap_stream_len;
 
 uint64_t pkt_drops[DROP_REASONS];
 const char *const pkt_drop_names[DROP_REASONS] = {
@@ -51,6 +65,7 @@ const char *const pkt_drop_names[DROP_REASONS] = {
 	[DROP_TCP_SEQ]		= "tcp_sequence",
 	[DROP_UDP_MALFORMED]	= "udp_malformed",
 	[DROP_ICMP_MALFORMED]	= "icmp_malformed",
+	[DROP_DHCP_MALFORMED]	= "dhcp_malformed",
 	[DROP_FLOW_TABLE_FULL]	= "flow_table_full",
 };
 
@@ -194,6 +209,55 @@ uint8_t *tap_ip4_hdr_fill(const struct ctx *c, uint8_t *buf,
 }
 
 /**
+ * tap_send_stream() - write one length-prefixed frame to the guest's socket
+ * @c:		execution context
+ * @eth:	frame
+ * @len:	frame length
+ *
+ * A frame is never cut: if the socket takes part of it, we wait (bounded)
+ * for room for the rest, or the stream would be out of step. If it takes
+ * nothing, the frame is dropped, like a full tap queue.
+ *
+ * Return: 0 on success or drop, -1 if the guest must be disconnected
+ */
+static int tap_send_stream(struct ctx *c, const uint8_t *eth, size_t len)
+{
+	uint32_t prefix = htonl(len);
+	struct iovec iov[2] = {
+		{ &prefix, sizeof(prefix) }, { (void *)eth, len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	size_t total = sizeof(prefix) + len, done;
+	ssize_t n;
+
+	n = sendmsg(c->fd_tap, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 1 : -1;
+
+	for (done = n; done < total; done += n) {
+		struct pollfd pfd = { .fd = c->fd_tap, .events = POLLOUT };
+		const uint8_t *p;
+		size_t left;
+
+		if (done < sizeof(prefix)) {
+			p = (const uint8_t *)&prefix + done;
+			left = sizeof(prefix) - done;
+		} else {
+			p = eth + done - sizeof(prefix);
+			left = total - done;
+		}
+		if (poll(&pfd, 1, TAP_STREAM_WAIT_MS) <= 0)
+			return -1;
+		n = send(c->fd_tap, p, left, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		if (n < 0)
+			n = 0;
+	}
+	return 0;
+}
+
+/**
  * tap_send_raw() - send one complete Ethernet frame to the guest
  * @c:		execution context
  * @eth:	frame, from the destination MAC address on
@@ -203,11 +267,24 @@ uint8_t *tap_ip4_hdr_fill(const struct ctx *c, uint8_t *buf,
  */
 void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
 {
+	int ret;
+
 	if (c->fd_tap < 0)
 		return;
 
 	pcap_frame(eth, len);
-	if (write(c->fd_tap, eth, len) < 0) {
+	if (c->mode == MODE_PASST) {
+		ret = tap_send_stream(c, eth, len);
+		if (ret < 0) {
+			err("guest socket write: %s", strerror(errno));
+			tap_guest_gone(c);
+			return;
+		}
+		if (ret > 0) {
+			tap_send_errors++;
+			return;
+		}
+	} else if (write(c->fd_tap, eth, len) < 0) {
 		tap_send_errors++;
 		if (errno != EAGAIN && errno != ENOBUFS)
 			err_ratelimit("tap write: %s", strerror(errno));
@@ -229,32 +306,237 @@ void tap_send(struct ctx *c, const uint8_t *buf, size_t l4_len)
 }
 
 /**
- * tap_handler() - read and handle queued frames from the tap device
+ * tap_handler_pasta() - read and handle queued frames from the tap device
  * @c:		execution context
- * @events:	epoll events
  */
-void tap_handler(struct ctx *c, uint32_t events)
+static void tap_handler_pasta(struct ctx *c)
 {
-	static uint8_t buf[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 	int i;
 
-	if (events & (EPOLLHUP | EPOLLERR)) {
-		err("tap device closed");
-		c->quit = true;
-		return;
-	}
-
 	for (i = 0; i < TAP_BATCH; i++) {
-		ssize_t n = read(c->fd_tap, buf + FRAME_PAD,
-				 sizeof(buf) - FRAME_PAD);
+		ssize_t n = read(c->fd_tap, tap_rx + FRAME_PAD,
+				 sizeof(tap_rx) - FRAME_PAD);
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
 				err_ratelimit("tap read: %s", strerror(errno));
 			break;
 		}
-		tap_input(c, buf + FRAME_PAD, n);
+		tap_input(c, tap_rx + FRAME_PAD, n);
 	}
+}
+
+/**
+ * tap_stream_frames() - handle the complete frames at the start of the
+ *			 stream buffer, keep a partial one for later
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 on a bad length prefix
+ */
+static int tap_stream_frames(struct ctx *c)
+{
+	size_t off = 0;
+
+	while (tap_stream_len - off >= sizeof(uint32_t)) {
+		uint32_t len;
+
+		memcpy(&len, tap_stream + off, sizeof(len));
+		len = ntohl(len);
+		if (!len || len > TAP_FRAME_MAX) {
+			err("guest sent a frame length of %u (largest %u): "
+			    "disconnecting it", len, TAP_FRAME_MAX);
+			return -1;
+		}
+		if (tap_stream_len - off - sizeof(len) < len)
+			break;
+		/* Copy to an aligned buffer: headers are read as structs */
+		memcpy(tap_rx + FRAME_PAD, tap_stream + off + sizeof(len),
+		       len);
+		tap_input(c, tap_rx + FRAME_PAD, len);
+		off += sizeof(len) + len;
+		if (c->fd_tap < 0)
+			return 0;
+	}
+	memmove(tap_stream, tap_stream + off, tap_stream_len - off);
+	tap_stream_len -= off;
+	return 0;
+}
+
+/**
+ * tap_handler_passt() - read frames from the guest's stream socket
+ * @c:		execution context
+ * @events:	epoll events
+ */
+static void tap_handler_passt(struct ctx *c, uint32_t events)
+{
+	int i;
+
+	for (i = 0; i < TAP_BATCH && c->fd_tap >= 0; i++) {
+		ssize_t n = recv(c->fd_tap, tap_stream + tap_stream_len,
+				 sizeof(tap_stream) - tap_stream_len,
+				 MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			info("guest disconnected");
+			tap_guest_gone(c);
+			return;
+		}
+		if (n < 0)
+			break;
+		tap_stream_len += n;
+		if (tap_stream_frames(c)) {
+			tap_guest_gone(c);
+			return;
+		}
+	}
+	if (events & (EPOLLHUP | EPOLLERR) && c->fd_tap >= 0) {
+		info("guest disconnected");
+		tap_guest_gone(c);
+	}
+}
+
+/**
+ * tap_handler() - frames from the guest are ready
+ * @c:		execution context
+ * @events:	epoll events
+ */
+void tap_handler(struct ctx *c, uint32_t events)
+{
+	if (c->mode == MODE_PASST) {
+		tap_handler_passt(c, events);
+		return;
+	}
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		err("tap device closed");
+		c->quit = true;
+		return;
+	}
+	tap_handler_pasta(c);
+}
+
+/**
+ * tap_guest_gone() - the guest's socket closed: reset flows, wait or quit
+ * @c:		execution context
+ */
+void tap_guest_gone(struct ctx *c)
+{
+	if (c->fd_tap < 0)
+		return;
+	epoll_ref_del(c, c->fd_tap);
+	close(c->fd_tap);
+	c->fd_tap = -1;
+	tap_stream_len = 0;
+	c->mac_guest_known = false;
+	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
+	flow_close_all(c);
+
+	if (c->one_off || c->fd_tap_listen < 0) {
+		info("guest gone: exiting");
+		c->quit = true;
+	}
+}
+
+/**
+ * tap_listen_handler() - a guest connects to our UNIX socket
+ * @c:		execution context
+ * @events:	epoll events
+ */
+void tap_listen_handler(struct ctx *c, uint32_t events)
+{
+	int fd;
+
+	(void)events;
+	fd = accept4(c->fd_tap_listen, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (c->fd_tap >= 0) {
+		info("refusing a second guest: one is connected already");
+		close(fd);
+		return;
+	}
+	tap_guest_attach(c, fd);
+}
+
+/**
+ * tap_guest_attach() - start serving a guest on a connected socket
+ * @c:		execution context
+ * @fd:		stream socket
+ */
+void tap_guest_attach(struct ctx *c, int fd)
+{
+	int sndbuf = TAP_STREAM_SNDBUF;
+
+	/* Room for a burst of frames: what doesn't fit is dropped */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	c->fd_tap = fd;
+	tap_stream_len = 0;
+	epoll_ref_add(c, fd, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
+	info("guest connected");
+}
+
+/**
+ * tap_sock_bind() - bind -s PATH, or the first free /tmp/passt_N.socket
+ * @c:		execution context, sock_path filled in
+ *
+ * Return: listening socket
+ */
+static int tap_sock_bind(struct ctx *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int i, fd;
+
+	for (i = 1; i <= TAP_SOCK_PATH_MAX_N; i++) {
+		if (!c->sock_path_given)
+			snprintf(c->sock_path, sizeof(c->sock_path),
+				 TAP_SOCK_PATH_FMT, i);
+		if (strlen(c->sock_path) >= sizeof(sa.sun_path))
+			die("Socket path too long for -s: %s", c->sock_path);
+		strcpy(sa.sun_path, c->sock_path);
+
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			die("UNIX socket: %s", strerror(errno));
+		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			return fd;
+		if (errno == EADDRINUSE &&
+		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+		    errno == ECONNREFUSED) {
+			/* Stale: nobody listens there any more */
+			unlink(sa.sun_path);
+			close(fd);
+			i--;
+			continue;
+		}
+		close(fd);
+		if (c->sock_path_given)
+			die("Can't bind -s %s: %s", c->sock_path,
+			    strerror(errno));
+	}
+	die("No free socket path among " TAP_SOCK_PATH_FMT " ... %d: use -s",
+	    1, TAP_SOCK_PATH_MAX_N);
+}
+
+/**
+ * tap_init_passt() - listen on the UNIX socket, or take the -F socket
+ * @c:		execution context
+ */
+void tap_init_passt(struct ctx *c)
+{
+	if (c->fd_given >= 0) {
+		tap_guest_attach(c, c->fd_given);
+		return;
+	}
+	c->fd_tap_listen = tap_sock_bind(c);
+	if (listen(c->fd_tap_listen, 1))
+		die("listen on %s: %s", c->sock_path, strerror(errno));
+	epoll_ref_add(c, c->fd_tap_listen, EPOLL_TYPE_TAP_LISTEN, 0, EPOLLIN);
+	info("UNIX socket: %s", c->sock_path);
+	if (c->foreground)
+		printf("You can now start qemu (7.2 or later) with:\n"
+		       "    qemu-system-x86_64 ... -device virtio-net-pci,netdev=s"
+		       " -netdev stream,id=s,server=off,addr.type=unix,"
+		       "addr.path=%s\n", c->sock_path);
+	fflush(stdout);
 }
 
 /**

@@ -21,7 +21,9 @@ struct ctx;
 #define FRAME_L4_OFF		(FRAME_IP4_OFF + 20)
 #define FRAME_BUF_SIZE		(FRAME_PAD + 65536)
 
-void tap_init(struct ctx *c);
+void tap_init_passt(struct ctx *c);
+void tap_guest_attach(struct ctx *c, int fd);
+void tap_guest_gone(struct ctx *c);
 void tap_handler(struct ctx *c, uint32_t events);
 void tap_listen_handler(struct ctx *c, uint32_t events);
 void tap_input(struct ctx *c, const uint8_t *frame, size_t len);
