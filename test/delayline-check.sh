@@ -114,7 +114,13 @@ ns_create() {
 		ip netns exec "$ns" sysctl -qw \
 			net.ipv4.tcp_rmem="4096 131072 33554432" \
 			net.ipv4.tcp_wmem="4096 131072 33554432" || return 1
+		# Loss-based congestion control never fills a long fat pipe
+		# that drops: BBR if this kernel lets namespaces have it
+		ip netns exec "$ns" sysctl -qw \
+			net.ipv4.tcp_congestion_control=bbr 2>/dev/null
 	done
+	diag "congestion control: $(ip netns exec "$NS_A" \
+	      sysctl -n net.ipv4.tcp_congestion_control)"
 }
 
 # dl_start NAME [OPTIONS...]: start the delay line, wait for its pidfile,
@@ -262,7 +268,10 @@ test_rate() {
 	local r
 
 	dl_stop
-	if ! dl_start rate --delay-us "$DELAY_US" --rate-mbit 100; then
+	# Queue: twice the bandwidth-delay product (100 Mbit/s, 50 ms), so
+	# that no congestion control leaves the link idle, nor bloats it
+	if ! dl_start rate --delay-us "$DELAY_US" --rate-mbit 100 \
+		--queue-bytes 1250000; then
 		not_ok "rate cap: delay line did not start"
 		return
 	fi

@@ -24,10 +24,32 @@
  * a FIFO is enough: the head of each queue decides when a timerfd
  * (TFD_TIMER_ABSTIME, hrtimer precision, no timer slack) fires next.
  *
+ * Timer precision: on the virtual machines we run on, waking up from a
+ * timer takes 60 to 300 us (interrupt delivery through the hypervisor),
+ * which would add most of a millisecond to each round trip.  So the timer
+ * is armed a margin ahead of the due time, and the last stretch is spun
+ * with epoll_wait() and a zero timeout, which keeps serving the taps.  The
+ * margin is the 90th percentile of the last WAKE_WIN timer wake-up
+ * latencies (from sleep only), capped by --spin-us: spinning costs CPU only
+ * for the part of the margin the wake-up did not use.  Percentiles, not a
+ * mean: steal time gives the occasional wake-up of several milliseconds,
+ * which no margin can cover and which must not drag the estimate along.
+ * Under load, frames are due every few hundred microseconds and spinning
+ * for each would take most of a core, so spinning draws on a budget of 5%
+ * of wall-clock time (SPIN_SHARE_DIV, bursts up to SPIN_BURST_NS): when it
+ * runs out, timers are armed for the due time itself.  A wake-up latency
+ * of ~100 us is noise for a bulk transfer, and a lone ping still spins.
+ *
+ * The same latency hits the other end: a frame that wakes us up was queued
+ * on the tap a wake-up latency before we read it.  The first frame read
+ * after a blocking epoll_wait() is therefore timed at read time minus the
+ * median wake-up latency (never before we went to sleep), so that the
+ * one-way delay is the configured one (--no-wake-comp disables this).
+ *
  * GSO: both taps are opened with IFF_VNET_HDR and offloads (TUN_F_TSO4/6,
  * optionally USO), so the sending kernel hands us TCP super-frames of up to
  * 64 KiB which we forward unchanged, header included: at 1 Gbit/s that is
- * ~2000 frames a second instead of ~85000.  The receiving kernel accepts
+ * ~2000 frames a second instead of ~83000.  The receiving kernel accepts
  * them as it would a GRO packet.  Everything that models the wire (rate,
  * queue limit, counters) uses the size of the segments the super-frame
  * stands for: each carries its own copy of the headers (hdrlen), and
@@ -58,7 +80,9 @@
  * time or a starved CPU.
  */
 
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* also given by the Makefile: -D_GNU_SOURCE */
+#endif
 #include <assert.h>
 #include <endian.h>
 #include <errno.h>
@@ -116,6 +140,11 @@
 #define FRAME_MAX		(VNET_LEN + 14 + 8 + 65535)
 #define ETH_MIN_LEN		60	/* without FCS: shorter frames are padded */
 
+#define SPIN_DEFAULT_US		1000	/* cap for the learnt spin margin */
+#define SPIN_SHARE_DIV		20	/* spin at most 1/20 of the time */
+#define SPIN_BURST_NS		(5 * 1000 * 1000)	/* ...in bursts of 5 ms */
+#define WAKE_WIN		32	/* wake-up latencies kept */
+#define WAKE_MIN		8	/* ...before they are used */
 #define RX_BATCH		32	/* frames read per wakeup, bounds latency */
 #define EV_MAX			16
 
@@ -143,8 +172,10 @@
 #define TCP_FIN			0x01
 #define TCP_PSH			0x08
 #define TCP_CWR			0x80
+#define TCP_CSUM_OFF		16
 #define TCP_HLEN_MIN		20
 #define UDP_LEN_OFF		4
+#define UDP_CSUM_OFF		6
 #define UDP_HLEN		8
 #define IPPROTO_TCP_		6
 #define IPPROTO_UDP_		17
@@ -305,20 +336,29 @@ static bool frame_l3(const struct view *eth, struct frame_info *fi)
 	if (!view_get_u8(eth, fi->l3_off, &b))
 		return false;
 
+	/* Lengths must match the frame: no padding, nothing truncated */
 	if (type == ETHERTYPE_IPV4 && (b >> 4) == 4) {
+		uint16_t totlen;
 		uint8_t proto;
 
 		fi->ipv4 = true;
-		if (!view_get_u8(eth, fi->l3_off + IP4_PROTO_OFF, &proto))
+		if (!view_get_u8(eth, fi->l3_off + IP4_PROTO_OFF, &proto) ||
+		    !view_get_be16(eth, fi->l3_off + IP4_TOTLEN_OFF, &totlen))
 			return false;
 		return (b & 0xf) >= 5 &&
 		       fi->l3_off + (b & 0xf) * 4U == fi->l4_off &&
-		       proto == (fi->tcp ? IPPROTO_TCP_ : IPPROTO_UDP_);
+		       proto == (fi->tcp ? IPPROTO_TCP_ : IPPROTO_UDP_) &&
+		       fi->l3_off + totlen == fi->len;
 	}
 	if (type == ETHERTYPE_IPV6 && (b >> 4) == 6) {
-		/* Extension headers may sit in between: csum_start says */
+		uint16_t plen;
+
 		fi->ipv4 = false;
-		return fi->l4_off >= fi->l3_off + IP6_HLEN;
+		if (!view_get_be16(eth, fi->l3_off + IP6_PLEN_OFF, &plen))
+			return false;
+		/* Extension headers may sit in between: csum_start says */
+		return fi->l4_off >= fi->l3_off + IP6_HLEN &&
+		       fi->l3_off + IP6_HLEN + plen == fi->len;
 	}
 	return false;
 }
@@ -333,6 +373,7 @@ static bool frame_l3(const struct view *eth, struct frame_info *fi)
 static bool frame_gso(const struct view *eth, struct frame_info *fi)
 {
 	uint8_t type = fi->vh.gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+	size_t csum_off;
 	uint8_t doff;
 
 	if (!(fi->vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) || !fi->vh.gso_size)
@@ -346,9 +387,11 @@ static bool frame_gso(const struct view *eth, struct frame_info *fi)
 			return false;
 		fi->tcp = true;
 		fi->hdrlen = fi->l4_off + (doff >> 4) * 4U;
+		csum_off = TCP_CSUM_OFF;
 	} else if (type == VIRTIO_NET_HDR_GSO_UDP_L4) {
 		fi->tcp = false;
 		fi->hdrlen = fi->l4_off + UDP_HLEN;
+		csum_off = UDP_CSUM_OFF;
 	} else {
 		return false;
 	}
@@ -357,7 +400,9 @@ static bool frame_gso(const struct view *eth, struct frame_info *fi)
 
 	fi->gso_size = fi->vh.gso_size;
 	fi->nseg = DIV_ROUND_UP(fi->len - fi->hdrlen, fi->gso_size);
-	fi->splittable = fi->nseg > 1 && frame_l3(eth, fi);
+	/* Splitting rewrites headers: they must be exactly what we think */
+	fi->splittable = fi->nseg > 1 && fi->vh.csum_offset == csum_off &&
+			 frame_l3(eth, fi);
 	return true;
 }
 
@@ -675,7 +720,8 @@ struct stats {
  * @in_fd:	tap frames come from
  * @out_fd:	tap frames go to
  * @timer_fd:	timerfd for the head-of-queue due time
- * @timer_at:	absolute time @timer_fd is armed for, 0 if disarmed
+ * @timer_at:	absolute time @timer_fd is armed for, 0 if disarmed: then
+ *		a non-empty, unblocked queue is due within the spin margin
  * @blocked:	@out_fd returned EAGAIN: wait for EPOLLOUT
  * @ring:	delayed frames
  * @scratch:	FRAME_MAX bytes for frames that cannot be read into @ring
@@ -718,6 +764,19 @@ struct ctx {
 	const char *pidfile;
 	bool foreground;
 	bool offload;
+	int64_t spin_max_ns;
+	bool spin_auto;
+
+	bool wake_comp;
+
+	int64_t margin_ns;
+	int64_t spin_tokens;
+	int64_t spin_refill;
+	int64_t wake_win[WAKE_WIN];
+	uint64_t wake_n;
+	int64_t wake_med_ns;
+	int64_t wake_p90_ns;
+	int64_t slept_from;
 
 	int tap_fd[2];
 	unsigned offload_flags;
@@ -1107,6 +1166,21 @@ static void dir_delivered(const struct ctx *c, struct dir *d,
 }
 
 /**
+ * spin_margin() - how early to wake up, given the spin budget left
+ * @c:		context
+ * @now:	current time, ns
+ *
+ * Return: learnt margin if the budget covers it, else zero
+ */
+static int64_t spin_margin(struct ctx *c, int64_t now)
+{
+	c->spin_tokens += (now - c->spin_refill) / SPIN_SHARE_DIV;
+	c->spin_tokens = MIN(c->spin_tokens, SPIN_BURST_NS);
+	c->spin_refill = now;
+	return c->spin_tokens >= c->margin_ns ? c->margin_ns : 0;
+}
+
+/**
  * dir_tx() - write every frame that is due, then arm the timer for the next
  * @c:		context
  * @d:		direction
@@ -1123,7 +1197,10 @@ static void dir_tx(struct ctx *c, struct dir *d)
 		ssize_t n;
 
 		if (e->due > now) {
-			dir_timer_set(d, e->due);
+			/* Within the margin: the main loop spins for it */
+			int64_t wake = e->due - spin_margin(c, now);
+
+			dir_timer_set(d, wake > now ? wake : 0);
 			return;
 		}
 		n = write(d->out_fd, entry_data(e), e->len);
@@ -1141,6 +1218,23 @@ static void dir_tx(struct ctx *c, struct dir *d)
 		ring_pop(&d->ring);
 	}
 	dir_timer_set(d, 0);
+}
+
+/**
+ * rx_arrival() - best estimate of when a frame reached the input tap
+ * @c:		context
+ * @first:	first frame read in this event batch
+ *
+ * Return: arrival time, ns
+ */
+static int64_t rx_arrival(const struct ctx *c, bool first)
+{
+	int64_t now = now_ns();
+
+	if (!first || !c->slept_from || !c->wake_comp)
+		return now;
+	/* It waited for us to wake up, but not since before we slept */
+	return MAX(now - c->wake_med_ns, c->slept_from);
 }
 
 /**
@@ -1172,7 +1266,7 @@ static void dir_rx(struct ctx *c, struct dir *d)
 			d->st.rxerr++;
 			continue;
 		}
-		dir_admit(c, d, buf, n, off, now_ns());
+		dir_admit(c, d, buf, n, off, rx_arrival(c, !i));
 	}
 
 	/* Head unchanged unless the queue was empty: timer already right */
@@ -1201,6 +1295,10 @@ static void stats_dump(const struct ctx *c)
 {
 	stats_print(stderr, &c->dir[0]);
 	stats_print(stderr, &c->dir[1]);
+	fprintf(stderr, "delayline: timing wakeups=%" PRIu64 " wake_med_us=%"
+		PRId64 " wake_p90_us=%" PRId64 " margin_us=%" PRId64 "\n",
+		c->wake_n, c->wake_med_ns / NS_PER_US,
+		c->wake_p90_ns / NS_PER_US, c->margin_ns / NS_PER_US);
 	fflush(stderr);
 }
 
@@ -1246,17 +1344,72 @@ static void signal_event(struct ctx *c)
 	}
 }
 
+/**
+ * wake_learn() - add a timer wake-up latency, update median and margin
+ * @c:		context
+ * @late:	time from expiry to the timer event being handled, ns
+ *
+ * Until WAKE_MIN samples are in, no compensation and the largest margin.
+ */
+static void wake_learn(struct ctx *c, int64_t late)
+{
+	int64_t sorted[WAKE_WIN];
+	size_t i, j, n;
+
+	c->wake_win[c->wake_n++ % WAKE_WIN] = late;
+	n = MIN(c->wake_n, (uint64_t)WAKE_WIN);
+	if (n < WAKE_MIN)
+		return;
+
+	/* Insertion sort: a few hundred comparisons, once per wake-up */
+	for (i = 0; i < n; i++) {
+		int64_t x = c->wake_win[i];
+
+		for (j = i; j > 0 && sorted[j - 1] > x; j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = x;
+	}
+	c->wake_med_ns = sorted[n / 2];
+	c->wake_p90_ns = sorted[n * 9 / 10];
+	if (c->spin_auto)
+		c->margin_ns = MIN(c->wake_p90_ns, c->spin_max_ns);
+}
+
 static void timer_event(struct ctx *c, unsigned idx)
 {
 	struct dir *d = &c->dir[idx];
 	uint64_t expirations;
+	ssize_t n;
 
-	/* Clear readiness; a stale expiry only costs one empty dir_tx() */
-	if (read(d->timer_fd, &expirations, sizeof(expirations)) < 0 &&
-	    errno != EAGAIN)
+	n = read(d->timer_fd, &expirations, sizeof(expirations));
+	/* Nothing to read: re-armed by an earlier event of this batch */
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n < 0)
 		err_ratelimit("%s: timerfd read: %s", d->name, strerror(errno));
+	else if (d->timer_at && c->slept_from && d->timer_at >= c->slept_from)
+		wake_learn(c, now_ns() - d->timer_at);	/* woke us from sleep */
 	d->timer_at = 0;
 	dir_tx(c, d);
+}
+
+/**
+ * spin_due() - is some direction due within the margin, without a timer?
+ * @c:		context
+ *
+ * Return: true if the loop must poll instead of sleeping
+ */
+static bool spin_due(const struct ctx *c)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct dir *d = &c->dir[i];
+
+		if (d->ring.count && !d->blocked && !d->timer_at)
+			return true;
+	}
+	return false;
 }
 
 static void tap_event(struct ctx *c, unsigned idx, uint32_t events)
@@ -1282,7 +1435,11 @@ static void loop(struct ctx *c)
 	struct epoll_event ev[EV_MAX];
 
 	while (!c->quit) {
-		int i, n = epoll_wait(c->epoll_fd, ev, EV_MAX, -1);
+		bool spin = spin_due(c);
+		int64_t t_spin = now_ns();
+		int i, n = epoll_wait(c->epoll_fd, ev, EV_MAX, spin ? 0 : -1);
+
+		c->slept_from = spin ? 0 : t_spin;
 
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "delayline: epoll_wait: %s\n",
@@ -1306,6 +1463,14 @@ static void loop(struct ctx *c)
 				assert(0);
 			}
 		}
+
+		/* Post-batch: deliver what came due while spinning */
+		for (i = 0; spin && i < 2; i++) {
+			if (!c->dir[i].timer_at)
+				dir_tx(c, &c->dir[i]);
+		}
+		if (spin)
+			c->spin_tokens -= now_ns() - t_spin;
 	}
 }
 
@@ -1522,7 +1687,8 @@ static void events_setup(struct ctx *c)
 }
 
 /**
- * pidfile_write() - write @pid to --pidfile, atomically: readiness signal
+ * pidfile_write() - write @pid to --pidfile, atomically: the caller's
+ *		     readiness signal
  * @c:		context
  * @pid:	process ID of the forwarding process
  */
@@ -1545,29 +1711,44 @@ static void pidfile_write(const struct ctx *c, pid_t pid)
 }
 
 /**
- * daemonise() - go to the background unless -f, then write the pidfile
+ * daemonise() - go to the background unless -f
  * @c:		context
  *
+ * Before anything else is set up: memory mapped before fork() would take a
+ * copy-on-write fault per page on the forwarding path, and a signalfd
+ * added to epoll before fork() keeps waking the parent, not us.  The
+ * parent stays until the child is ready, so that its exit status says
+ * whether the delay line runs, and the pidfile exists when it returns.
+ *
  * stderr stays open: the counters go there.
+ *
+ * Return: write end of the readiness pipe for ready(), or -1 with -f
  */
-static void daemonise(const struct ctx *c)
+static int daemonise(const struct ctx *c)
 {
+	int pipefd[2], null;
+	char ok;
 	pid_t pid;
-	int null;
 
-	if (c->foreground) {
-		pidfile_write(c, getpid());
-		return;
-	}
+	if (c->foreground)
+		return -1;
 
+	if (pipe2(pipefd, O_CLOEXEC))
+		die("pipe2: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (pid > 0) {
-		/* The pidfile exists by the time the caller gets control */
-		pidfile_write(c, pid);
-		_exit(EXIT_SUCCESS);
+		ssize_t n;
+
+		close(pipefd[1]);
+		/* EOF without a byte: the child died during set-up */
+		do
+			n = read(pipefd[0], &ok, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 && ok == 1 ? EXIT_SUCCESS : EXIT_FAILURE);
 	}
+	close(pipefd[0]);
 	setsid();
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
@@ -1575,6 +1756,24 @@ static void daemonise(const struct ctx *c)
 		dup2(null, STDOUT_FILENO);
 		close(null);
 	}
+	return pipefd[1];
+}
+
+/**
+ * ready() - write the pidfile, release a waiting parent
+ * @c:		context
+ * @notify_fd:	from daemonise(), -1 if none
+ */
+static void ready(const struct ctx *c, int notify_fd)
+{
+	char ok = 1;
+
+	pidfile_write(c, getpid());
+	if (notify_fd < 0)
+		return;
+	if (write(notify_fd, &ok, 1) != 1)
+		die("readiness pipe: %s", strerror(errno));
+	close(notify_fd);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1602,9 +1801,13 @@ static void usage(const char *name, int status)
 "  --overhead-bytes N     extra wire bytes per packet, e.g. 24 for\n"
 "                         preamble, FCS and gap of Ethernet (default 0)\n"
 "  --late-us N            count frames this late as late (default 1000)\n"
+"  --spin-us N            wake up at most this early and spin to the due\n"
+"                         time; default: learnt, up to 1000; 0: never spin\n"
+"  --no-wake-comp         time frames as read, not as queued on the tap\n"
 "  --no-offload           no TSO/USO: forward frame by frame\n"
 "  --stats FILE           write counters to FILE on exit\n"
-"  --pidfile FILE         write PID to FILE once both taps are open\n"
+"  --pidfile FILE         write PID to FILE once ready (taps open),\n"
+"                         remove it on exit\n"
 "  -f, --foreground       do not daemonise\n"
 "  -h, --help             this help\n"
 "\n"
@@ -1646,7 +1849,7 @@ static const char *opt_ifname(const char *opt, const char *s)
 enum {
 	OPT_NS_A = 256, OPT_IF_A, OPT_NS_B, OPT_IF_B, OPT_DELAY, OPT_RATE,
 	OPT_LOSS, OPT_SEED, OPT_QUEUE, OPT_OVERHEAD, OPT_LATE, OPT_NO_OFFLOAD,
-	OPT_STATS, OPT_PIDFILE,
+	OPT_STATS, OPT_PIDFILE, OPT_SPIN, OPT_NO_WAKE_COMP,
 };
 
 static void parse_opts(struct ctx *c, int argc, char **argv)
@@ -1666,15 +1869,19 @@ static void parse_opts(struct ctx *c, int argc, char **argv)
 		{ "no-offload",		no_argument,	   0, OPT_NO_OFFLOAD },
 		{ "stats",		required_argument, 0, OPT_STATS },
 		{ "pidfile",		required_argument, 0, OPT_PIDFILE },
+		{ "spin-us",		required_argument, 0, OPT_SPIN },
+		{ "no-wake-comp",	no_argument,	   0, OPT_NO_WAKE_COMP },
 		{ "foreground",		no_argument,	   0, 'f' },
 		{ "help",		no_argument,	   0, 'h' },
 		{ 0 },
 	};
-	uint64_t delay_us = 0, late_us = 1000;
+	uint64_t delay_us = 0, late_us = 1000, spin_us = SPIN_DEFAULT_US;
 	int o, idx;
 
 	c->seed = 1;
 	c->offload = true;
+	c->spin_auto = true;
+	c->wake_comp = true;
 
 	while ((o = getopt_long(argc, argv, "fh", opts, &idx)) != -1) {
 		const char *name = o >= OPT_NS_A ? opts[idx].name : "";
@@ -1723,6 +1930,13 @@ static void parse_opts(struct ctx *c, int argc, char **argv)
 		case OPT_PIDFILE:
 			c->pidfile = optarg;
 			break;
+		case OPT_SPIN:
+			spin_us = opt_u64(name, optarg, 0, 100000);
+			c->spin_auto = false;
+			break;
+		case OPT_NO_WAKE_COMP:
+			c->wake_comp = false;
+			break;
 		case 'f':
 			c->foreground = true;
 			break;
@@ -1743,6 +1957,9 @@ static void parse_opts(struct ctx *c, int argc, char **argv)
 
 	c->delay_ns = delay_us * NS_PER_US;
 	c->late_ns = late_us * NS_PER_US;
+	c->spin_max_ns = spin_us * NS_PER_US;
+	/* Learning starts from the cap, and a fixed value is the margin */
+	c->margin_ns = c->spin_max_ns;
 	if (!c->queue_bytes) {
 		/* Twice the bandwidth-delay product of 1 Gbit/s */
 		c->queue_bytes = 2 * BYTES_PER_US_1G * delay_us;
@@ -1754,9 +1971,11 @@ static void parse_opts(struct ctx *c, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static struct ctx c;
+	int notify_fd;
 
 	parse_opts(&c, argc, argv);
 	taps_setup(&c);
+	notify_fd = daemonise(&c);
 	dirs_setup(&c);
 	events_setup(&c);
 
@@ -1766,7 +1985,7 @@ int main(int argc, char **argv)
 		c.delay_ns / NS_PER_US, c.rate_mbit, c.loss_permille,
 		c.queue_bytes, c.offload_flags);
 
-	daemonise(&c);
+	ready(&c, notify_fd);
 	loop(&c);
 
 	stats_dump(&c);
