@@ -1210,7 +1210,32 @@ int64_t tcp_timer(struct ctx *c)
 }
 
 /**
- * tcp_stats() - log every connection's counters
+ * tcp_conn_log() - one line with a connection's counters and windows
+ * @pri:	syslog priority
+ * @conn:	connection
+ */
+static void tcp_conn_log(int pri, const struct tcp_conn *conn)
+{
+	struct tcp_info ti = { 0 };
+	socklen_t sl = sizeof(ti);
+	char s[FLOW_STRLEN];
+
+	if (conn->sock >= 0)
+		getsockopt(conn->sock, IPPROTO_TCP, TCP_INFO, &ti, &sl);
+	logmsg(pri, "%s: %s close 0x%02x, bytes from guest %llu, to guest %llu,"
+	       " retrans to guest %llu, wnd to guest %u, from guest %u, mss %u,"
+	       " host rtt %u us, host retrans %u",
+	       flow_str(&conn->f.key, s, sizeof(s)),
+	       tcp_phase_names[conn->phase], conn->close,
+	       (unsigned long long)conn->bytes_from_tap,
+	       (unsigned long long)conn->bytes_to_tap,
+	       (unsigned long long)conn->retrans,
+	       conn->wnd_to_tap, conn->wnd_from_tap, conn->mss_to_tap,
+	       ti.tcpi_rtt, ti.tcpi_total_retrans);
+}
+
+/**
+ * tcp_stats() - log every connection's counters (SIGUSR1)
  * @c:		execution context
  */
 void tcp_stats(const struct ctx *c)
@@ -1219,19 +1244,8 @@ void tcp_stats(const struct ctx *c)
 
 	(void)c;
 	for (i = 0; i < hwm; i++) {
-		const struct tcp_conn *conn = &flowtab[i].tcp;
-		char s[FLOW_STRLEN];
-
-		if (conn->f.type != FLOW_TCP)
-			continue;
-		info("%s: %s close 0x%02x, bytes from guest %llu, to guest %llu,"
-		     " retrans %llu, wnd to guest %u, from guest %u, mss %u",
-		     flow_str(&conn->f.key, s, sizeof(s)),
-		     tcp_phase_names[conn->phase], conn->close,
-		     (unsigned long long)conn->bytes_from_tap,
-		     (unsigned long long)conn->bytes_to_tap,
-		     (unsigned long long)conn->retrans,
-		     conn->wnd_to_tap, conn->wnd_from_tap, conn->mss_to_tap);
+		if (flowtab[i].f.type == FLOW_TCP)
+			tcp_conn_log(LOG_INFO, &flowtab[i].tcp);
 	}
 }
 
@@ -1244,6 +1258,8 @@ void tcp_flow_free(struct ctx *c, int idx)
 {
 	struct tcp_conn *conn = &flowtab[idx].tcp;
 
+	if (log_debug_enabled())
+		tcp_conn_log(LOG_DEBUG, conn);
 	if (conn->sock >= 0) {
 		epoll_ref_del(c, conn->sock);
 		close(conn->sock);

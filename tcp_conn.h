@@ -48,8 +48,6 @@ enum tcp_phase {
  * @wnd_to_tap:		last window we advertised, bytes
  * @rto_ms:		current retransmission timeout
  * @rto_at:		retransmission deadline (ms), 0 if none armed
- * @timer_at:		next ACK check / idle deadline (ms), 0 if none
- * @rtt_us:		host socket's smoothed RTT from TCP_INFO
  * @epoll_events:	events currently registered for @sock
  * @bytes_from_tap:	payload bytes written to the socket
  * @bytes_to_tap:	payload bytes acknowledged by the guest
@@ -74,8 +72,6 @@ struct tcp_conn {
 	uint32_t wnd_to_tap;
 	uint32_t rto_ms;
 	int64_t rto_at;
-	int64_t timer_at;
-	uint32_t rtt_us;
 	uint32_t epoll_events;
 	uint64_t bytes_from_tap;
 	uint64_t bytes_to_tap;

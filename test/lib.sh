@@ -65,6 +65,7 @@
 #                            (marked by PASTATEST_RUN=$RUN_ID in their env)
 #   make_random FILE MIB     FILE with MIB MiB from /dev/urandom
 #   sha FILE                 sha256 hex of FILE
+#   mbps JSONFILE            Mbit/s received, from iperf3 -J output (or n/a)
 #   TAP: plan N, skip_all REASON, ok RC DESC (RC 0 passes),
 #        is GOT WANT DESC, diag MSG..., diag_file FILE [LINES],
 #        done_testing (exits with the number of failures)
