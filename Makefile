@@ -40,14 +40,18 @@ test/delayline: test/delayline.c
 
 TEST_BINS = test/unit test/unit_netlink test/delayline test/san/pasta
 
-# Runs as root: creates namespaces, a test user, and runs pasta as that user
-check: all $(TEST_BINS)
+# Run as root: install what is missing, create namespaces and a test user,
+# and run pasta as that user
+setup:
+	test/setup.sh
+
+check: setup all $(TEST_BINS)
 	PASTA=$(CURDIR)/test/san/pasta prove -v test/*.t
 
-demo: all
+demo: setup all
 	test/demo.sh
 
 clean:
 	rm -rf passt pasta test/san $(TEST_BINS)
 
-.PHONY: all check demo clean
+.PHONY: all setup check demo clean

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # test/demo.sh - what `make demo` runs: iperf3 throughput through ./pasta
-# versus directly from its host namespace.
+# and Debian's pasta (package passt, if installed) versus directly from
+# their host namespace.
 #
 # Builds the test topology (see test/lib.sh), starts an iperf3 server on
-# 198.51.100.1 in R, then runs iperf3 -t 5 upload and download (-R) twice:
-# through pasta as the unprivileged test user, and directly from H.  Prints
-# Mbit/s and the pasta/host ratio, then removes everything.  Needs root.
+# 198.51.100.1 in R, then runs iperf3 -t 5 upload and download (-R) three
+# ways: directly from H, through ./pasta and through Debian's pasta, both
+# as the unprivileged test user.  Prints Mbit/s and the ratios to the host,
+# then removes everything.  Needs root.
 #
 # Environment: DEMO_SECS (default 5), plus lib.sh's PASTA and PASTA_OPTS.
 
@@ -15,6 +17,7 @@
 [ "$(id -u)" = 0 ] || { echo "demo.sh: must run as root (creates network namespaces)" >&2; exit 1; }
 lib_init >/dev/null
 SECS=${DEMO_SECS:-5}
+DEBIAN_PASTA=${DEBIAN_PASTA:-/usr/bin/pasta}
 PORT=5201
 PASTA_DIRECT=0
 
@@ -30,6 +33,9 @@ run_iperf() {
 	if [ "$mode" = pasta ]; then
 		[ -x "$PASTA" ] || { echo n/a; return; }
 		pasta_run "$mode-$dir" $((SECS + 30)) -- sh -c "$cmd"
+	elif [ "$mode" = debian ]; then
+		[ -x "$DEBIAN_PASTA" ] || { echo n/a; return; }
+		PASTA=$DEBIAN_PASTA pasta_run "$mode-$dir" $((SECS + 30)) -- sh -c "$cmd"
 	else
 		as_user_h $((SECS + 30)) sh -c "$cmd" >/dev/null 2>"$WORK/$mode-$dir.err"
 	fi
@@ -39,14 +45,21 @@ run_iperf() {
 echo "iperf3 -t $SECS to $SRV_ADDR (remote namespace), TCP, 1 stream"
 [ -x "$PASTA" ] || echo "($PASTA not built: pasta column is n/a)"
 status=0
-printf '%-10s %14s %14s %12s\n' direction "pasta Mbit/s" "host Mbit/s" pasta/host
-for dir in upload download; do
-	p=$(run_iperf pasta "$dir")
-	h=$(run_iperf host "$dir")
-	ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {
+[ -x "$DEBIAN_PASTA" ] || echo "($DEBIAN_PASTA not installed: apt-get install passt)"
+# ratio P H - P/H with two decimals, or n/a
+ratio() {
+	awk -v p="$1" -v h="$2" 'BEGIN {
 		if (p ~ /^[0-9.]+$/ && h ~ /^[0-9.]+$/ && h > 0) printf "%.2f", p / h
-		else print "n/a" }')
-	printf '%-10s %14s %14s %12s\n' "$dir" "$p" "$h" "$ratio"
+		else print "n/a" }'
+}
+printf '%-10s %12s %12s %12s %10s %10s\n' direction "host Mbit/s" \
+	"pasta" "Debian's" "pasta/host" "Debian/host"
+for dir in upload download; do
+	h=$(run_iperf host "$dir")
+	p=$(run_iperf pasta "$dir")
+	d=$(run_iperf debian "$dir")
+	printf '%-10s %12s %12s %12s %10s %10s\n' "$dir" "$h" "$p" "$d" \
+		"$(ratio "$p" "$h")" "$(ratio "$d" "$h")"
 	if [ "$p" = n/a ] && [ -x "$PASTA" ]; then
 		echo "  pasta $dir failed:" >&2
 		tail -n 5 "$WORK/pasta-$dir.err" >&2
