@@ -7,7 +7,7 @@ HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
-SRCS = arp.c checksum.c conf.c flow.c log.c netlink.c passt.c pasta.c \
+SRCS = arp.c checksum.c conf.c flow.c icmp.c log.c netlink.c passt.c pasta.c \
        pcap.c tap.c tcp.c udp.c util.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)

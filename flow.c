@@ -236,6 +236,9 @@ void flow_defer_free(struct ctx *c)
 		case FLOW_UDP:
 			udp_flow_free(c, i);
 			break;
+		case FLOW_PING:
+			icmp_flow_free(c, i);
+			break;
 		default:
 			assert(0);
 		}
@@ -301,7 +304,8 @@ const char *flow_str(const struct flow_key *key, char *buf, size_t len)
 	inet_ntop(AF_INET, &key->gaddr, g, sizeof(g));
 	inet_ntop(AF_INET, &key->paddr, p, sizeof(p));
 	snprintf(buf, len, "%s %s:%u <-> %s:%u",
-		 key->proto == IPPROTO_TCP ? "TCP" : "UDP",
+		 key->proto == IPPROTO_TCP ? "TCP" :
+		 key->proto == IPPROTO_UDP ? "UDP" : "ICMP",
 		 g, key->gport, p, key->pport);
 	return buf;
 }

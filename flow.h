@@ -14,6 +14,7 @@ enum flow_type {
 	FLOW_FREE = 0,
 	FLOW_TCP,
 	FLOW_UDP,
+	FLOW_PING,
 	FLOW_TYPE_MAX,
 };
 
@@ -23,7 +24,7 @@ enum flow_type {
  * @paddr:	peer address, as the guest addresses it
  * @gport:	guest port, host order
  * @pport:	peer port, host order
- * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP or IPPROTO_ICMP (gport: echo id)
  */
 struct flow_key {
 	struct in_addr gaddr;
@@ -66,6 +67,7 @@ const char *flow_str(const struct flow_key *key, char *buf, size_t len);
 void tcp_flow_free(struct ctx *c, int idx);
 void tcp_flow_abort(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
+void icmp_flow_free(struct ctx *c, int idx);
 
 #define FLOW_STRLEN	64
 

@@ -5,6 +5,7 @@
 #include "flow.h"
 #include "tcp_conn.h"
 #include "udp_flow.h"
+#include "icmp_flow.h"
 
 /**
  * union flow - an entry of the flow table: the common header comes first
@@ -13,6 +14,7 @@ union flow {
 	struct flow_common f;
 	struct tcp_conn tcp;
 	struct udp_flow udp;
+	struct icmp_flow icmp;
 };
 
 extern union flow flowtab[FLOW_MAX];

@@ -22,6 +22,7 @@
 
 #include "conf.h"
 #include "flow.h"
+#include "icmp.h"
 #include "log.h"
 #include "passt.h"
 #include "pasta.h"
@@ -175,6 +176,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_UDP_LISTEN:
 		udp_listen_handler(c, ref, ev->events);
 		break;
+	case EPOLL_TYPE_PING:
+		icmp_sock_handler(c, ref, ev->events);
+		break;
 	default:
 		assert(0);
 	}
@@ -204,6 +208,7 @@ static void main_loop(struct ctx *c)
 		tcp_batch_end(c);
 		next = tcp_timer(c);
 		udp_timer(c);
+		icmp_timer(c);
 		flow_defer_free(c);
 	}
 }

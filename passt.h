@@ -34,6 +34,7 @@ enum epoll_type {
 	EPOLL_TYPE_TCP_LISTEN,	/* TCP listener for a forwarded port */
 	EPOLL_TYPE_UDP,		/* connected UDP socket of a flow */
 	EPOLL_TYPE_UDP_LISTEN,	/* UDP socket bound to a forwarded port */
+	EPOLL_TYPE_PING,	/* ping socket of an ICMP echo flow */
 	EPOLL_TYPE_MAX,
 };
 

@@ -29,6 +29,7 @@
 
 #include "arp.h"
 #include "flow.h"
+#include "icmp.h"
 #include "checksum.h"
 #include "log.h"
 #include "passt.h"
@@ -126,6 +127,9 @@ static void ip4_input(struct ctx *c, struct pkt_view v)
 		break;
 	case IPPROTO_UDP:
 		udp_tap_input(c, ih, l4);
+		break;
+	case IPPROTO_ICMP:
+		icmp_tap_input(c, ih, l4);
 		break;
 	default:
 		pkt_drop(DROP_IP4_PROTO);

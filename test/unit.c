@@ -252,6 +252,9 @@ static void test_frames(void)
 	len = build_ip4(IPPROTO_UDP, udp, 4, "203.0.113.2");
 	expect_drop(len, DROP_UDP_MALFORMED, "truncated UDP header dropped");
 
+	len = build_ip4(IPPROTO_ICMP, "\x08\x00\x00", 3, "203.0.113.2");
+	expect_drop(len, DROP_ICMP_MALFORMED, "truncated ICMP echo dropped");
+
 	len = build_ip4(0, "", 0, "203.0.113.2");
 	((struct ethhdr *)(frame + FRAME_PAD))->h_proto = htons(ETH_P_ARP);
 	expect_drop(14 + 20, DROP_ARP_MALFORMED, "truncated ARP dropped");

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ICMP_H
+#define ICMP_H
+
+#include <netinet/ip.h>
+#include <stdint.h>
+
+#include "passt.h"
+#include "pkt.h"
+
+#define ICMP_IDLE_TIMEOUT_MS	(60 * MS_PER_S)
+
+void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4);
+void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
+void icmp_timer(struct ctx *c);
+
+#endif /* ICMP_H */
