@@ -21,8 +21,10 @@
 
 #include "flow.h"
 #include "flow_table.h"
+#include "icmp.h"
 #include "log.h"
 #include "passt.h"
+#include "udp.h"
 
 #define HASH_SIZE		(FLOW_MAX * 2)
 #define HASH_EMPTY		0xffffffffU
@@ -265,6 +267,47 @@ void flow_close_all(struct ctx *c)
 		if (f->type == FLOW_TCP && !f->closing)
 			tcp_flow_abort(c, i);
 		else if (f->type != FLOW_FREE)
+			flow_close(i);
+	}
+}
+
+/**
+ * flow_idle_timeout() - how long a flow of this type lives without traffic
+ * @type:	enum flow_type
+ *
+ * Return: timeout (ms), 0 for types whose lifetime is not idle-based
+ */
+static int64_t flow_idle_timeout(enum flow_type type)
+{
+	switch (type) {
+	case FLOW_UDP:
+		return UDP_IDLE_TIMEOUT_MS;
+	case FLOW_PING:
+		return ICMP_IDLE_TIMEOUT_MS;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * flow_timer() - close idle datagram flows, once a second
+ * @c:		execution context
+ */
+void flow_timer(struct ctx *c)
+{
+	static int64_t next_check;
+	unsigned int i;
+
+	/* Once a second is fine for timeouts of a minute and more */
+	if (c->now < next_check)
+		return;
+	next_check = c->now + MS_PER_S;
+
+	for (i = 0; i < flow_hwm; i++) {
+		struct flow_common *f = &flowtab[i].f;
+		int64_t timeout = flow_idle_timeout(f->type);
+
+		if (timeout && !f->closing && f->active_at + timeout <= c->now)
 			flow_close(i);
 	}
 }

@@ -41,12 +41,15 @@ struct flow_key {
  * @closing:	freed after the current event batch
  * @hashed:	present in the lookup hash table
  * @key:	addresses and ports
+ * @active_at:	last datagram either way (ms): UDP and ICMP flows expire
+ *		after a while without any
  */
 struct flow_common {
 	uint8_t type;
 	bool closing;
 	bool hashed;
 	struct flow_key key;
+	int64_t active_at;
 };
 
 struct ctx;
@@ -58,6 +61,7 @@ int flow_lookup(const struct flow_key *key);
 void flow_close(int idx);
 void flow_defer_free(struct ctx *c);
 void flow_close_all(struct ctx *c);
+void flow_timer(struct ctx *c);
 unsigned int flow_count(void);
 unsigned int flow_high_water(void);
 struct flow_common *flow_at(int idx);

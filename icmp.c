@@ -7,7 +7,7 @@
  * replaces the identifier with the socket's own and validates replies; we
  * put the guest's identifier back on the way in. Other ICMP messages from
  * the guest are dropped: errors about our flows have no host counterpart.
- * Flows expire after ICMP_IDLE_TIMEOUT_MS.
+ * Flows expire after ICMP_IDLE_TIMEOUT_MS (flow_timer()).
  */
 
 #include <errno.h>
@@ -29,7 +29,6 @@
 #define ICMP_ECHO_HDR_LEN	8
 
 static uint8_t icmp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
-static int64_t icmp_next_check;
 
 /**
  * icmp_flow_new() - open a ping socket for a guest's echo session
@@ -71,7 +70,7 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 	pf->f.type = FLOW_PING;
 	pf->f.key = *key;
 	pf->sock = s;
-	pf->active_at = c->now;
+	pf->f.active_at = c->now;
 	flow_hash_insert(idx);
 	epoll_ref_add(c, s, EPOLL_TYPE_PING, idx, EPOLLIN);
 	return pf;
@@ -111,7 +110,7 @@ void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 	 */
 	if (send(pf->sock, icmph, ICMP_ECHO_HDR_LEN + l4.len, MSG_DONTWAIT) < 0)
 		debug("ICMP: send: %s", strerror(errno));
-	pf->active_at = c->now;
+	pf->f.active_at = c->now;
 }
 
 /**
@@ -147,28 +146,7 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		tap_ip4_hdr_fill(c, icmp_frame, pf->f.key.paddr,
 				 pf->f.key.gaddr, IPPROTO_ICMP, n);
 		tap_send(c, icmp_frame, n);
-		pf->active_at = c->now;
-	}
-}
-
-/**
- * icmp_timer() - expire idle echo sessions, once a second
- * @c:		execution context
- */
-void icmp_timer(struct ctx *c)
-{
-	unsigned int i, hwm = flow_high_water();
-
-	if (c->now < icmp_next_check)
-		return;
-	icmp_next_check = c->now + MS_PER_S;
-
-	for (i = 0; i < hwm; i++) {
-		struct icmp_flow *pf = &flowtab[i].icmp;
-
-		if (pf->f.type == FLOW_PING && !pf->f.closing &&
-		    pf->active_at + ICMP_IDLE_TIMEOUT_MS <= c->now)
-			flow_close(i);
+		pf->f.active_at = c->now;
 	}
 }
 

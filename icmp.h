@@ -12,6 +12,5 @@
 
 void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4);
 void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
-void icmp_timer(struct ctx *c);
 
 #endif /* ICMP_H */

@@ -10,12 +10,10 @@
  * struct icmp_flow - an echo (ping) session of the guest on a ping socket
  * @f:		common flow header, gport is the guest's echo identifier
  * @sock:	ping socket (SOCK_DGRAM, IPPROTO_ICMP), connected to the peer
- * @active_at:	last echo request or reply (ms), for the idle timeout
  */
 struct icmp_flow {
 	struct flow_common f;
 	int sock;
-	int64_t active_at;
 };
 
 #endif /* ICMP_FLOW_H */

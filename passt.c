@@ -207,8 +207,7 @@ static void main_loop(struct ctx *c)
 
 		tcp_batch_end(c);
 		next = tcp_timer(c);
-		udp_timer(c);
-		icmp_timer(c);
+		flow_timer(c);
 		flow_defer_free(c);
 	}
 }

@@ -8,7 +8,7 @@
  * arrives on the port's shared socket; it creates an inbound flow keyed by
  * the sender, and the guest's replies leave through the same shared socket
  * with sendto(), so the sender sees them come from the port it used. Flows
- * expire after UDP_IDLE_TIMEOUT_MS without traffic either way.
+ * expire after UDP_IDLE_TIMEOUT_MS without traffic either way (flow_timer()).
  */
 
 #include <errno.h>
@@ -31,7 +31,6 @@
 #define UDP_MAX_PAYLOAD		(65535 - 20 - 8)
 
 static uint8_t udp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
-static int64_t udp_next_check;
 
 /**
  * udp_to_tap() - send a datagram to the guest from the flow's peer
@@ -58,7 +57,7 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
 		uh->check = 0xffff;	/* RFC 768: zero means no checksum */
 	tap_send(c, udp_frame, l4_len);
 	uf->dgrams_to_tap++;
-	uf->active_at = c->now;
+	uf->f.active_at = c->now;
 }
 
 /**
@@ -85,7 +84,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf = &flowtab[idx].udp;
 	uf->f.type = FLOW_UDP;
 	uf->f.key = *key;
-	uf->active_at = c->now;
+	uf->f.active_at = c->now;
 	uf->sock = s;
 	uf->inbound = s >= 0;
 
@@ -161,7 +160,7 @@ void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 	if (n < 0)
 		debug("UDP: send: %s", strerror(errno));
 	uf->dgrams_from_tap++;
-	uf->active_at = c->now;
+	uf->f.active_at = c->now;
 }
 
 /**
@@ -249,28 +248,6 @@ void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
 	if (events & EPOLLIN)
 		udp_recv_to_tap(c, ref.fd, NULL, ref.index);
-}
-
-/**
- * udp_timer() - expire idle flows
- * @c:		execution context
- */
-void udp_timer(struct ctx *c)
-{
-	unsigned int i, hwm = flow_high_water();
-
-	/* Once a second is fine for a timeout of minutes */
-	if (c->now < udp_next_check)
-		return;
-	udp_next_check = c->now + MS_PER_S;
-
-	for (i = 0; i < hwm; i++) {
-		struct udp_flow *uf = &flowtab[i].udp;
-
-		if (uf->f.type == FLOW_UDP && !uf->f.closing &&
-		    uf->active_at + UDP_IDLE_TIMEOUT_MS <= c->now)
-			flow_close(i);
-	}
 }
 
 /**

@@ -14,6 +14,5 @@ void udp_init(struct ctx *c);
 void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4);
 void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
-void udp_timer(struct ctx *c);
 
 #endif /* UDP_H */

@@ -14,7 +14,6 @@
  * @sock:	connected socket (outbound), or the forwarded port's socket
  * @inbound:	started by a datagram to a forwarded port: @sock is shared,
  *		replies go out with sendto() to the peer
- * @active_at:	last datagram either way (ms), for the idle timeout
  * @host_port:	forwarded host port (inbound only)
  * @peer:	the sender's real address and port (inbound only): the key
  *		may show the gateway instead
@@ -25,7 +24,6 @@ struct udp_flow {
 	struct flow_common f;
 	int sock;
 	bool inbound;
-	int64_t active_at;
 	uint16_t host_port;
 	struct sockaddr_in peer;
 	uint64_t dgrams_from_tap;

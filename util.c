@@ -68,39 +68,36 @@ uint64_t random_u64(void)
 }
 
 /**
- * epoll_ref_add() - watch a descriptor
+ * epoll_ref_ctl() - add or change a watched descriptor with its reference
  * @c:		execution context
+ * @op:		EPOLL_CTL_ADD or EPOLL_CTL_MOD
  * @fd:		descriptor
  * @type:	enum epoll_type
  * @index:	flow index or port
  * @events:	epoll events
  */
+static void epoll_ref_ctl(const struct ctx *c, int op, int fd,
+			  enum epoll_type type, uint32_t index,
+			  uint32_t events)
+{
+	union epoll_ref ref = { .type = type, .fd = fd, .index = index };
+	struct epoll_event ev = { .events = events, .data.u64 = ref.u64 };
+
+	if (epoll_ctl(c->epollfd, op, fd, &ev))
+		err("epoll_ctl %s fd %d: %s",
+		    op == EPOLL_CTL_ADD ? "add" : "mod", fd, strerror(errno));
+}
+
 void epoll_ref_add(const struct ctx *c, int fd, enum epoll_type type,
 		   uint32_t index, uint32_t events)
 {
-	union epoll_ref ref = { .type = type, .fd = fd, .index = index };
-	struct epoll_event ev = { .events = events, .data.u64 = ref.u64 };
-
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev))
-		err("epoll_ctl add fd %d: %s", fd, strerror(errno));
+	epoll_ref_ctl(c, EPOLL_CTL_ADD, fd, type, index, events);
 }
 
-/**
- * epoll_ref_mod() - change the events watched on a descriptor
- * @c:		execution context
- * @fd:		descriptor
- * @type:	enum epoll_type
- * @index:	flow index or port
- * @events:	epoll events
- */
 void epoll_ref_mod(const struct ctx *c, int fd, enum epoll_type type,
 		   uint32_t index, uint32_t events)
 {
-	union epoll_ref ref = { .type = type, .fd = fd, .index = index };
-	struct epoll_event ev = { .events = events, .data.u64 = ref.u64 };
-
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, fd, &ev))
-		err("epoll_ctl mod fd %d: %s", fd, strerror(errno));
+	epoll_ref_ctl(c, EPOLL_CTL_MOD, fd, type, index, events);
 }
 
 void epoll_ref_del(const struct ctx *c, int fd)

@@ -297,7 +297,7 @@ static void test_flow_table(void)
 		flowtab[idx].udp.f.key = test_key(i);
 		flowtab[idx].udp.inbound = true;	/* no socket to close */
 		flowtab[idx].udp.sock = -1;
-		flowtab[idx].udp.active_at = c.now;
+		flowtab[idx].udp.f.active_at = c.now;
 		flow_hash_insert(idx);
 	}
 	ok(i == FLOW_MAX && flow_count() == FLOW_MAX, "table fills to capacity");
@@ -333,7 +333,7 @@ static void test_flow_table(void)
 	   "after closing half, exactly the other half is found");
 
 	c.now += UDP_IDLE_TIMEOUT_MS + 1;
-	udp_timer(&c);
+	flow_timer(&c);
 	flow_defer_free(&c);
 	ok(flow_count() == 0, "idle UDP flows expire after the timeout");
 	ok(flow_alloc() >= 0, "entries are reusable after expiry");
