@@ -7,8 +7,8 @@ HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
-SRCS = arp.c checksum.c conf.c flow.c icmp.c log.c netlink.c passt.c pasta.c \
-       pcap.c tap.c tcp.c udp.c util.c
+SRCS = arp.c checksum.c conf.c dhcp.c flow.c icmp.c log.c netlink.c passt.c \
+       pasta.c pcap.c tap.c tcp.c udp.c util.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
 
@@ -38,7 +38,10 @@ test/unit_netlink: test/unit_netlink.c netlink.c log.c util.c $(HDRS)
 test/delayline: test/delayline.c
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/delayline.c -lm
 
-TEST_BINS = test/unit test/unit_netlink test/delayline test/san/pasta
+test/unit_dhcp: test/unit_dhcp.c $(LIB_SRCS) $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_dhcp.c $(LIB_SRCS)
+
+TEST_BINS = test/unit test/unit_dhcp test/unit_netlink test/delayline test/san/pasta
 
 # Run as root: install what is missing, create namespaces and a test user,
 # and run pasta as that user

@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 
 #include "conf.h"
+#include "dhcp.h"
 #include "log.h"
 #include "netlink.h"
 #include "passt.h"
@@ -502,4 +503,6 @@ void conf(struct ctx *c, int argc, char **argv)
 		    c->target_pid ? "PID" : "--netns");
 
 	conf_host_defaults(c);
+	if (c->mode == MODE_PASST && !c->no_dhcp)
+		dhcp_conf_resolv(c);
 }

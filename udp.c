@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 
 #include "checksum.h"
+#include "dhcp.h"
 #include "flow.h"
 #include "flow_table.h"
 #include "log.h"
@@ -136,6 +137,16 @@ void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 		return;
 	}
 	l4.len = ntohs(uh->len) - sizeof(*uh);	/* trim to UDP length */
+
+	/* passt: DHCP from the guest, broadcast or to us, is ours to answer */
+	if (c->mode == MODE_PASST && !c->no_dhcp &&
+	    ntohs(uh->dest) == DHCP_SERVER_PORT &&
+	    ntohs(uh->source) == DHCP_CLIENT_PORT &&
+	    (ih->daddr == htonl(INADDR_BROADCAST) ||
+	     ih->daddr == c->gw4.s_addr)) {
+		dhcp_input(c, l4);
+		return;
+	}
 
 	key.gaddr.s_addr = ih->saddr;
 	key.paddr.s_addr = ih->daddr;

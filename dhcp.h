@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef DHCP_H
+#define DHCP_H
+
+#include "pkt.h"
+
+struct ctx;
+
+#define DHCP_SERVER_PORT	67
+#define DHCP_CLIENT_PORT	68
+
+void dhcp_input(struct ctx *c, struct pkt_view v);
+void dhcp_conf_resolv(struct ctx *c);
+void dhcp_conf_resolv_file(struct ctx *c, const char *path);
+
+#endif /* DHCP_H */
