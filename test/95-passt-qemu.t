@@ -1,0 +1,250 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# 95-passt-qemu.t - passt mode end to end, with a real QEMU guest
+#
+# The guest (test/guest: Debian's kernel, busybox, iperf3; see
+# doc/passt-guest.md) boots under TCG with its virtio-net NIC on passt's
+# UNIX socket, both running as root in H. It gets its configuration by DHCP
+# from passt (H's address and gateway, -D/-S name server and search list,
+# MTU 65520), then, from the guest: an HTTP download and upload with sha256
+# checks against test/httpd.py in R, iperf3 -t 3 both ways against R, and a
+# busybox httpd in the guest fetched from R through a port passt forwards
+# (-t). Then a second QEMU attaches to the same passt after the first quit,
+# and passt -1 exits by itself once its guest is gone.
+#
+# Knobs: PASST=path (default: passt beside $PASTA, so ./passt, or
+# test/san/passt under make check), PASST_OPTS="..." (extra options; -f -d
+# are always given, the logs are $WORK/passt*.log), QEMU=binary,
+# KEEP_WORK=1 (keeps consoles and logs). Timings are printed as comments.
+
+# shellcheck source=test/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PASST=${PASST:-$(dirname "$PASTA")/passt}
+QEMU=${QEMU:-qemu-system-x86_64}
+HTTP_PORT=8080		# test/httpd.py in R
+GUEST_PORT=8090		# busybox httpd in the guest, forwarded with -t
+QUIT_PORT=8091		# the guest waits for a word here when the host is done
+DL_MIB=8
+UP_MIB=4
+GUEST_MIB=4
+DNS=192.0.2.53
+SEARCH=example.com
+
+lib_init
+[ -x "$PASST" ] || skip_all "$PASST not built"
+command -v "$QEMU" >/dev/null || skip_all "$QEMU missing (apt-get install qemu-system-x86)"
+command -v iperf3 >/dev/null || skip_all "iperf3 missing"
+plan 27
+
+# stop - give up on this file (not the whole run): the plan is not met
+stop() {
+	diag "stopping: $*"
+	done_testing
+}
+
+# --- guest image, topology, servers in R ----------------------------------------
+
+t0=$(date +%s)
+if IMG=$("$TESTDIR/guest/build.sh" 2>"$WORK/build.log"); then
+	ok 0 "guest kernel and initramfs built ($(($(date +%s) - t0)) s)"
+else
+	ok 1 "guest kernel and initramfs built"
+	diag_file "$WORK/build.log"
+	stop "no guest image"
+fi
+KERNEL=$(echo "$IMG" | tail -n 2 | head -n 1)
+INITRD=$(echo "$IMG" | tail -n 1)
+
+topo_create || stop "topology"
+mkdir -p "$WORK/srv"
+make_random "$WORK/srv/dl.bin" "$DL_MIB"
+start_httpd "$NS_R" "$SRV_ADDR" "$HTTP_PORT" "$WORK/srv" httpd || stop "httpd.py"
+bg_r iperf3 iperf3 -s -B "$SRV_ADDR"
+wait_tcp "$NS_R" 5201 || stop "iperf3 server"
+
+# --- helpers ----------------------------------------------------------------------
+
+BIOS=()
+[ -f /usr/share/qemu/qboot.rom ] && BIOS=(-bios /usr/share/qemu/qboot.rom)
+
+# passt_start NAME SOCK [OPTS...] - passt in H in the foreground (debug log
+# in $WORK/NAME.log), PID in PASST_PID; returns non-zero unless the socket
+# shows up within 10 s
+passt_start() {
+	local name=$1 sock=$2
+	shift 2
+	# shellcheck disable=SC2086
+	bg_h "$name" "$PASST" -f -d -s "$sock" -P "$WORK/u/$name.pid" \
+		-D "$DNS" -S "$SEARCH" ${PASST_OPTS:-} "$@"
+	PASST_PID=$BG_PID
+	_poll 10 test -S "$sock"
+}
+
+# qemu_bg NAME SECS SOCK ARGS... - boot the guest in H in the background,
+# attached to SOCK, pt.* ARGS on its command line; serial console in
+# $WORK/NAME.console; PID (of timeout(1)) in QEMU_PID
+qemu_bg() {
+	local name=$1 secs=$2 sock=$3
+	shift 3
+	ip netns exec "$NS_H" timeout -k 5 "$secs" "$QEMU" -accel tcg \
+		"${BIOS[@]}" -m 256 -nographic -nodefaults -serial stdio \
+		-monitor none -no-reboot \
+		-kernel "$KERNEL" -initrd "$INITRD" \
+		-append "console=ttyS0 quiet panic=-1 $*" \
+		-netdev "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" \
+		-device virtio-net-pci,netdev=n0,romfile= \
+		</dev/null >"$WORK/$name.console" 2>"$WORK/$name.qemu.err" &
+	QEMU_PID=$!
+	_PGIDS+=("$QEMU_PID")
+}
+
+# qemu_wait NAME - wait for the guest to power off; its console, without CRs,
+# in $WORK/NAME.out; returns QEMU's exit status
+qemu_wait() {
+	local rc
+	wait "$QEMU_PID"
+	rc=$?
+	tr -d '\r' <"$WORK/$1.console" >"$WORK/$1.out"
+	return $rc
+}
+
+# result NAME OUT - "ok", "fail DETAIL" or "missing" for PT-RESULT NAME
+result() {
+	local r
+	r=$(tr -d '\r' <"$2" | sed -n "s/^PT-RESULT \(ok\|fail\) $1\( \|$\)/\1 /p" | tail -n1)
+	r=${r% }
+	echo "${r:-missing}"
+}
+
+# fact KEY OUT - the value of PT-FACT KEY=...
+fact() {
+	tr -d '\r' <"$2" | sed -n "s/^PT-FACT $1=//p" | tail -n1
+}
+
+# uptime_of MARK OUT - guest uptime at PT-BOOT or PT-DONE
+uptime_of() {
+	tr -d '\r' <"$2" | sed -n "s/^PT-$1 uptime=//p" | tail -n1
+}
+
+# is_set GOT WANT DESC - is(), but an empty GOT never matches
+is_set() {
+	if [ -z "$1" ]; then
+		ok 1 "$3"
+		diag "  got nothing, want: '$2'"
+		return 1
+	fi
+	is "$@"
+}
+
+show_boot() {
+	diag_file "$WORK/$1.console" 40
+	diag_file "$WORK/$1.qemu.err" 10
+	diag_file "$WORK/passt.log" 40
+}
+
+# --- first guest: everything ---------------------------------------------------------
+
+SOCK="$WORK/u/passt.sock"
+passt_start passt "$SOCK" -t "$GUEST_PORT,$QUIT_PORT"
+ok $? "passt is listening on its socket" || {
+	diag_file "$WORK/passt.log"
+	stop "passt did not start"
+}
+
+t0=$(date +%s.%N)
+qemu_bg boot1 180 "$SOCK" pt.test=lease,download,upload,iperf3,server \
+	pt.srv="$SRV_ADDR" pt.port="$HTTP_PORT" pt.file=dl.bin \
+	pt.upmib="$UP_MIB" pt.secs=3 pt.gmib="$GUEST_MIB" \
+	pt.gport="$GUEST_PORT" pt.qport="$QUIT_PORT" pt.wait=40
+
+# The guest's server: wait for it, fetch from R through passt's -t port
+# server_ready - the guest's server is up, or the guest is gone: stop waiting
+server_ready() {
+	grep -qa "^PT-READY server" "$WORK/boot1.console" ||
+		! kill -0 "$QEMU_PID" 2>/dev/null
+}
+if _poll 120 server_ready &&
+   grep -qa "^PT-READY server" "$WORK/boot1.console"; then
+	in_r timeout 30 curl -sS -o "$WORK/g.bin" \
+		"http://$H_ADDR:$GUEST_PORT/g.bin" 2>"$WORK/curl.err"
+	rc=$?
+	in_r timeout 5 bash -c "echo quit >/dev/tcp/$H_ADDR/$QUIT_PORT" \
+		2>>"$WORK/curl.err"
+else
+	rc=1
+	echo "guest server never ready" >"$WORK/curl.err"
+fi
+qemu_wait boot1
+ok $? "first guest ran its tests and powered off" || show_boot boot1
+t1=$(date +%s.%N)
+OUT="$WORK/boot1.out"
+diag "first guest: $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s in all;" \
+     "init at uptime $(uptime_of BOOT "$OUT") s, done at $(uptime_of DONE "$OUT") s"
+lease=$(grep -a '^PT-LEASE' "$OUT")
+[ -n "$lease" ] && diag "$lease"
+
+is "$(result dhcp "$OUT")" ok "guest got a lease by DHCP"
+is "$(fact addr "$OUT")" "$H_ADDR/24" "guest address is H's, /24"
+is "$(fact gw "$OUT")" "$R_ADDR" "guest gateway is H's"
+is "$(fact mtu "$OUT")" 65520 "guest MTU is 65520 (DHCP option 26)"
+is "$(fact dns "$OUT")" "$DNS" "guest name server from -D (option 6)"
+is "$(fact search "$OUT")" "$SEARCH" "guest search list from -S (option 119)"
+
+is "$(result download "$OUT")" ok "guest downloaded $DL_MIB MiB over HTTP"
+is "$(fact download_sha "$OUT")" "$(sha "$WORK/srv/dl.bin")" "download: sha256 matches"
+diag "download: $(fact download_ms "$OUT") ms"
+is "$(result upload "$OUT")" ok "guest uploaded $UP_MIB MiB, server's sha256 matches"
+is_set "$(fact upload_sha "$OUT")" "$(sha "$WORK/srv/up.bin" 2>/dev/null)" \
+	"upload: file stored in R has the guest's sha256"
+diag "upload: $(fact upload_ms "$OUT") ms"
+is "$(result iperf3_up "$OUT")" ok "iperf3 -t 3 from the guest"
+is "$(result iperf3_down "$OUT")" ok "iperf3 -t 3 -R to the guest"
+diag "iperf3 (TCG guest): up $(fact iperf3_up_mbps "$OUT") Mbit/s," \
+     "down $(fact iperf3_down_mbps "$OUT") Mbit/s"
+
+ok "$rc" "R fetched the guest's file through passt -t $GUEST_PORT" ||
+	diag_file "$WORK/curl.err"
+is_set "$(fact guest_sha "$OUT")" "$(sha "$WORK/g.bin" 2>/dev/null)" \
+	"guest's file: sha256 matches"
+is "$(result server "$OUT")" ok "guest got the host's word on port $QUIT_PORT"
+
+# --- second guest on the same passt ------------------------------------------------------
+
+kill -0 "$PASST_PID" 2>/dev/null
+ok $? "passt (without -1) still runs after its guest left"
+
+qemu_bg boot2 90 "$SOCK" pt.test=download pt.dhcp=broadcast \
+	pt.srv="$SRV_ADDR" pt.port="$HTTP_PORT" pt.file=dl.bin
+qemu_wait boot2
+ok $? "second guest attached to the same passt, powered off" || show_boot boot2
+OUT="$WORK/boot2.out"
+is "$(result dhcp "$OUT")" ok "second guest got a lease (broadcast replies)"
+is "$(fact download_sha "$OUT")" "$(sha "$WORK/srv/dl.bin")" \
+	"second guest: download sha256 matches"
+
+kill -TERM "$PASST_PID" 2>/dev/null
+wait_gone "$PASST_PID" 5
+ok $? "passt exits on SIGTERM"
+wait "$PASST_PID" 2>/dev/null
+
+# --- -1: passt quits with its guest ---------------------------------------------------------
+
+SOCK1="$WORK/u/passt1.sock"
+passt_start passt1 "$SOCK1" -1
+ok $? "passt -1 is listening" || diag_file "$WORK/passt1.log"
+
+qemu_bg boot3 90 "$SOCK1" pt.test=lease
+qemu_wait boot3
+ok $? "guest of passt -1 booted and powered off" || show_boot boot3
+is "$(fact addr "$WORK/boot3.out")" "$H_ADDR/24" "guest of passt -1 got its lease"
+if wait_gone "$PASST_PID" 10; then
+	wait "$PASST_PID"
+	is "$?" 0 "passt -1 exited with status 0 once QEMU quit"
+else
+	ok 1 "passt -1 exited once QEMU quit"
+	diag_file "$WORK/passt1.log"
+fi
+
+done_testing
