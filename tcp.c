@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <linux/sockios.h>
 #include <netinet/tcp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -60,6 +61,7 @@
 #define TCP_RETRIES_MAX		10
 #define TCP_DUP_ACK_THRESH	3	/* RFC 5681, 3.2 */
 #define TCP_TOUCHED_MAX		256
+#define TCP_DISCARD_MAX		(8 << 20)
 #define TCP_SNDBUF_OVERHEAD_DIV	16	/* truesize over payload, at most */
 
 static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
@@ -67,6 +69,12 @@ static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 static int tcp_touched[TCP_TOUCHED_MAX];
 static unsigned int tcp_touched_n;
 static int64_t tcp_deadline = INT64_MAX;
+
+/* TCP sockets have SO_PEEK_OFF since Linux 6.10: without it, in-flight data
+ * is peeked again each time, into this, which also bounds what is in flight
+ */
+static bool tcp_peek_off_ok;
+static uint8_t tcp_discard[TCP_DISCARD_MAX];
 
 static const char *const tcp_phase_names[TCP_PHASES] = {
 	[TCP_PHASE_NONE]	= "NONE",
@@ -397,18 +405,39 @@ static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
 static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
 			       struct iovec *iov)
 {
-	struct msghdr mh = { .msg_iov = iov };
+	struct iovec all[TCP_FRAMES + 1];
+	struct msghdr mh = { .msg_iov = all };
+	size_t skip = 0;
 	unsigned int i;
+	ssize_t n;
+
+	/* Without SO_PEEK_OFF, what is in flight is peeked again, and thrown
+	 * away into a scratch buffer
+	 */
+	if (!tcp_peek_off_ok)
+		skip = conn->seq_to_tap - conn->seq_ack_from_tap;
+	all[0] = (struct iovec){ tcp_discard, skip };
 
 	for (i = 0; i < TCP_FRAMES && space; i++) {
 		size_t len = MIN(space, conn->mss_to_tap);
 
 		iov[i].iov_base = tcp_frames[i] + FRAME_L4_OFF + TCP_HDR_LEN;
 		iov[i].iov_len = len;
+		all[i + 1] = iov[i];
 		space -= len;
 	}
-	mh.msg_iovlen = i;
-	return recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+	mh.msg_iov = skip ? all : all + 1;
+	mh.msg_iovlen = skip ? i + 1 : i;
+	n = recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 || !skip)
+		return n;
+	if ((size_t)n > skip)
+		return n - skip;
+	/* Nothing new: end of stream only if the peer's FIN came */
+	if (conn->pending & TCP_SOCK_RDHUP)
+		return 0;
+	errno = EAGAIN;
+	return -1;
 }
 
 /**
@@ -439,6 +468,10 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 			return;
 		}
 		space = conn->wnd_from_tap - in_flight;
+		if (!tcp_peek_off_ok)
+			space = MIN(space, sizeof(tcp_discard) - in_flight);
+		if (!space)
+			return;
 
 		n = tcp_peek_frames(conn, space, iov);
 		if (n < 0) {
@@ -489,7 +522,8 @@ static void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 	if ((conn->close & TCP_TAP_FIN_SENT) &&
 	    !(conn->close & TCP_TAP_FIN_ACKED))
 		conn->close &= ~TCP_TAP_FIN_SENT;
-	if (setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
+	if (tcp_peek_off_ok &&
+	    setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
 		       sizeof(zero))) {
 		tcp_rst(c, conn);
 		return;
@@ -583,7 +617,8 @@ static int tcp_sock_register(const struct ctx *c, int s, int idx,
 {
 	int zero = 0;
 
-	if (setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero))) {
+	if (tcp_peek_off_ok &&
+	    setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero))) {
 		int ret = -errno;
 
 		err_ratelimit("TCP: SO_PEEK_OFF: %s", strerror(errno));
@@ -1009,6 +1044,8 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		tcp_connected(c, conn);
 		return;
 	}
+	if (events & EPOLLRDHUP)
+		conn->pending |= TCP_SOCK_RDHUP;
 	if (events & EPOLLERR) {
 		tcp_rst(c, conn);
 		return;
@@ -1282,12 +1319,37 @@ void tcp_flow_abort(struct ctx *c, int idx)
 }
 
 /**
+ * tcp_peek_off_probe() - does this kernel have SO_PEEK_OFF for TCP?
+ *
+ * PASST_TEST_NO_PEEK_OFF=1 in the environment pretends it doesn't, so that
+ * the tests cover the fallback on kernels that have it.
+ */
+static void tcp_peek_off_probe(void)
+{
+	const char *test = getenv("PASST_TEST_NO_PEEK_OFF");
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	int zero = 0;
+
+	tcp_peek_off_ok = s >= 0 && (!test || strcmp(test, "1")) &&
+			  !setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero,
+				      sizeof(zero));
+	if (s >= 0)
+		close(s);
+	if (!tcp_peek_off_ok)
+		info("TCP: no SO_PEEK_OFF (Linux < 6.10): in-flight data to "
+		     "the guest is peeked again, at most %d MiB",
+		     TCP_DISCARD_MAX >> 20);
+}
+
+/**
  * tcp_init() - listen on forwarded ports
  * @c:		execution context
  */
 void tcp_init(struct ctx *c)
 {
 	unsigned int port;
+
+	tcp_peek_off_probe();
 
 	for (port = 1; port <= USHRT_MAX; port++) {
 		struct sockaddr_in sa = {

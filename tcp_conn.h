@@ -27,6 +27,7 @@ enum tcp_phase {
 #define TCP_ACK_DUE		(1U << 0)	/* ACK guest at end of batch */
 #define TCP_ACK_NOW		(1U << 1)	/* ACK guest even if unchanged */
 #define TCP_WANT_EPOLLOUT	(1U << 2)	/* window update on EPOLLOUT */
+#define TCP_SOCK_RDHUP		(1U << 3)	/* EPOLLRDHUP seen: peer's FIN */
 
 /**
  * struct tcp_conn - one guest TCP connection mapped onto a host socket
