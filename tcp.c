@@ -372,12 +372,18 @@ static void tcp_rst(struct ctx *c, struct tcp_conn *conn)
 
 /**
  * tcp_check_done() - close the connection once both directions are closed
+ * @c:		execution context
  * @conn:	connection
+ *
+ * A closing flow gets no end-of-batch ACK: acknowledge the guest's FIN now.
  */
-static void tcp_check_done(struct tcp_conn *conn)
+static void tcp_check_done(struct ctx *c, struct tcp_conn *conn)
 {
-	if ((conn->close & TCP_TAP_FIN_ACKED) && (conn->close & TCP_TAP_EOF))
-		flow_close(tcp_idx(conn));
+	if (!(conn->close & TCP_TAP_FIN_ACKED) || !(conn->close & TCP_TAP_EOF))
+		return;
+	if (conn->pending & (TCP_ACK_DUE | TCP_ACK_NOW))
+		tcp_send_ctl(c, conn, TH_ACK);
+	flow_close(tcp_idx(conn));
 }
 
 /**
@@ -928,7 +934,7 @@ static void tcp_segment(struct ctx *c, struct tcp_conn *conn,
 		return;
 	tcp_ack_from_tap(c, conn, seg);
 	if (!conn->f.closing)
-		tcp_check_done(conn);
+		tcp_check_done(c, conn);
 }
 
 /**
@@ -1058,7 +1064,7 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		tcp_data_to_tap(c, conn);
 	if (!conn->f.closing)
-		tcp_check_done(conn);
+		tcp_check_done(c, conn);
 }
 
 /**
