@@ -62,6 +62,8 @@
 #define TCP_DUP_ACK_THRESH	3	/* RFC 5681, 3.2 */
 #define TCP_TOUCHED_MAX		256
 #define TCP_DISCARD_MAX		(8 << 20)
+#define TCP_WND_CHECK_MIN_MS	1
+#define TCP_WND_CHECK_MAX_MS	50
 #define TCP_SNDBUF_OVERHEAD_DIV	16	/* truesize over payload, at most */
 
 static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
@@ -201,9 +203,17 @@ static void tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn,
 	conn->epoll_events = events;
 }
 
+/* How full the host socket is, for what will tell us when it drains */
+enum tcp_sndbuf_fill {
+	SNDBUF_ROOMY,	/* at least half of it free */
+	SNDBUF_LOW,	/* less than half free, but still writable */
+	SNDBUF_FULL,	/* not writable: poll() waits for two thirds free */
+};
+
 /**
  * tcp_wnd_from_sndbuf() - window the host socket can honour right now
  * @conn:	connection
+ * @fill:	how full the socket is
  *
  * SO_SNDBUF limits sk_wmem_queued, which counts buffer overhead (truesize)
  * too, while SIOCOUTQ counts payload only: the kernel splits queued buffers
@@ -211,27 +221,59 @@ static void tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn,
  * with iperf3 over veth). Promising the guest that room makes send() take
  * less than the guest sent, the rest of its burst then arrives out of
  * sequence, and the guest waits for its RTO: keep 1/16 of the buffer in
- * reserve. Less than one MSS is no window (RFC 813).
+ * reserve. Less than min(MSS, buffer/2) is no window (RFC 1122, 4.2.3.3),
+ * and neither is what the window scale would round down below it.
  *
  * Return: window in bytes, already clamped to what we can advertise
  */
-static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn)
+static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn,
+				    enum tcp_sndbuf_fill *fill)
 {
-	int sndbuf, outq;
+	int sndbuf, outq, usable;
 	socklen_t sl = sizeof(sndbuf);
 	uint32_t wnd, max = 0xffffU << conn->ws_to_tap;
 
+	*fill = SNDBUF_ROOMY;
 	if (getsockopt(conn->sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) ||
 	    ioctl(conn->sock, SIOCOUTQ, &outq))
 		return conn->wnd_to_tap;
 
-	sndbuf -= sndbuf / TCP_SNDBUF_OVERHEAD_DIV;
-	wnd = sndbuf > outq ? (uint32_t)(sndbuf - outq) : 0;
-	wnd = MIN(wnd, max);
-	/* Silly window avoidance, receiver side (RFC 1122, 4.2.3.3) */
-	if (wnd < MIN((uint32_t)conn->mss_to_tap, (uint32_t)sndbuf / 2))
+	usable = sndbuf - sndbuf / TCP_SNDBUF_OVERHEAD_DIV;
+	wnd = usable > outq ? (uint32_t)(usable - outq) : 0;
+	if (outq > sndbuf / 3 * 2)
+		*fill = SNDBUF_FULL;
+	else if (wnd < (uint32_t)usable / 2)
+		*fill = SNDBUF_LOW;
+
+	wnd = MIN(wnd, max) >> conn->ws_to_tap << conn->ws_to_tap;
+	if (wnd < MIN((uint32_t)conn->mss_to_tap, (uint32_t)usable / 2))
 		return 0;
 	return wnd;
+}
+
+/**
+ * tcp_wnd_check_arm() - look at the socket again in a fraction of its RTT
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * The socket drains as the peer acknowledges, within about one RTT: check
+ * four times per RTT (TCP_INFO), within [TCP_WND_CHECK_MIN_MS,
+ * TCP_WND_CHECK_MAX_MS].
+ */
+static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
+{
+	struct tcp_info ti = { 0 };
+	socklen_t sl = sizeof(ti);
+	int64_t ms = TCP_WND_CHECK_MAX_MS;
+
+	if (conn->wnd_check_at)
+		return;
+	if (!getsockopt(conn->sock, IPPROTO_TCP, TCP_INFO, &ti, &sl))
+		ms = (int64_t)ti.tcpi_rtt / 4 / 1000;
+	ms = MAX(MIN(ms, TCP_WND_CHECK_MAX_MS), TCP_WND_CHECK_MIN_MS);
+	conn->wnd_check_at = c->now + ms;
+	if (conn->wnd_check_at < tcp_deadline)
+		tcp_deadline = conn->wnd_check_at;
 }
 
 /**
@@ -239,15 +281,28 @@ static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn)
  * @c:		execution context
  * @conn:	connection
  *
- * A zero window is only reopened by a window update, which EPOLLOUT on the
- * socket triggers: ask for it whenever we are about to advertise zero.
+ * The window must grow again as the host socket drains, or the guest stops:
+ * a small window left after a burst stays small (Linux caps its MSS at half
+ * the largest window seen, so its segments no longer fit), and only its
+ * zero window probes trickle through, with back-off.
+ *
+ * A socket that is not writable gets EPOLLOUT: registering it makes
+ * tcp_poll() set SOCK_NOSPACE, which lets the kernel grow SO_SNDBUF on the
+ * peer's next ACKs, as for an application blocked in send(), and the
+ * kernel's wake-up when two thirds are free sends the window update. A
+ * socket still writable gives no such wake-up: look again after a fraction
+ * of its RTT.
  */
 static void tcp_wnd_update(const struct ctx *c, struct tcp_conn *conn)
 {
-	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn);
-	if (!conn->wnd_to_tap && !(conn->pending & TCP_WANT_EPOLLOUT)) {
+	enum tcp_sndbuf_fill fill;
+
+	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn, &fill);
+	if (fill == SNDBUF_FULL && !(conn->pending & TCP_WANT_EPOLLOUT)) {
 		conn->pending |= TCP_WANT_EPOLLOUT;
 		tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
+	} else if (fill == SNDBUF_LOW) {
+		tcp_wnd_check_arm(c, conn);
 	}
 }
 
@@ -1162,12 +1217,13 @@ void tcp_batch_end(struct ctx *c)
 
 	for (i = 0; i < tcp_touched_n; i++) {
 		struct tcp_conn *conn = &flowtab[tcp_touched[i]].tcp;
+		enum tcp_sndbuf_fill fill;
 		uint32_t wnd;
 
 		if (conn->f.type != FLOW_TCP || conn->f.closing ||
 		    !(conn->pending & (TCP_ACK_DUE | TCP_ACK_NOW)))
 			continue;
-		wnd = tcp_wnd_from_sndbuf(conn);
+		wnd = tcp_wnd_from_sndbuf(conn, &fill);
 		if ((conn->pending & TCP_ACK_NOW) ||
 		    conn->seq_ack_to_tap != conn->seq_from_tap ||
 		    wnd != conn->wnd_to_tap)
@@ -1224,6 +1280,24 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_wnd_check() - window check timer: update the guest if it grew
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_wnd_check(struct ctx *c, struct tcp_conn *conn)
+{
+	enum tcp_sndbuf_fill fill;
+	uint32_t wnd;
+
+	conn->wnd_check_at = 0;
+	wnd = tcp_wnd_from_sndbuf(conn, &fill);
+	if (wnd > conn->wnd_to_tap)
+		tcp_send_ctl(c, conn, TH_ACK);	/* re-arms if still low */
+	else if (fill == SNDBUF_LOW)
+		tcp_wnd_check_arm(c, conn);
+}
+
+/**
  * tcp_timer() - run expired connection timers
  * @c:		execution context
  *
@@ -1240,13 +1314,19 @@ int64_t tcp_timer(struct ctx *c)
 	for (i = 0; i < hwm; i++) {
 		struct tcp_conn *conn = &flowtab[i].tcp;
 
-		if (conn->f.type != FLOW_TCP || conn->f.closing ||
-		    !conn->rto_at)
+		if (conn->f.type != FLOW_TCP || conn->f.closing)
 			continue;
-		if (conn->rto_at <= c->now)
+		if (conn->rto_at && conn->rto_at <= c->now)
 			tcp_timeout(c, conn);
-		if (!conn->f.closing && conn->rto_at && conn->rto_at < next)
+		if (conn->wnd_check_at && conn->wnd_check_at <= c->now &&
+		    !conn->f.closing)
+			tcp_wnd_check(c, conn);
+		if (conn->f.closing)
+			continue;
+		if (conn->rto_at && conn->rto_at < next)
 			next = conn->rto_at;
+		if (conn->wnd_check_at && conn->wnd_check_at < next)
+			next = conn->wnd_check_at;
 	}
 	tcp_deadline = next;
 	return next;

@@ -49,6 +49,8 @@ enum tcp_phase {
  * @wnd_to_tap:		last window we advertised, bytes
  * @rto_ms:		current retransmission timeout
  * @rto_at:		retransmission deadline (ms), 0 if none armed
+ * @wnd_check_at:	when to look again whether the socket drained enough
+ *			for a window update (ms), 0 if not armed
  * @epoll_events:	events currently registered for @sock
  * @bytes_from_tap:	payload bytes written to the socket
  * @bytes_to_tap:	payload bytes acknowledged by the guest
@@ -73,6 +75,7 @@ struct tcp_conn {
 	uint32_t wnd_to_tap;
 	uint32_t rto_ms;
 	int64_t rto_at;
+	int64_t wnd_check_at;
 	uint32_t epoll_events;
 	uint64_t bytes_from_tap;
 	uint64_t bytes_to_tap;
