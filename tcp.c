@@ -277,7 +277,7 @@ static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_wnd_update() - size the window for our next segment to the guest
+ * tcp_wnd_watch() - the window now, and a way to learn when it grows
  * @c:		execution context
  * @conn:	connection
  *
@@ -291,19 +291,33 @@ static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
  * peer's next ACKs, as for an application blocked in send(), and the
  * kernel's wake-up when two thirds are free sends the window update. A
  * socket still writable gives no such wake-up: look again after a fraction
- * of its RTT.
+ * of its RTT. Every path that sizes the window goes through here, so that
+ * no state is left without one of the two.
+ *
+ * Return: window in bytes
  */
-static void tcp_wnd_update(const struct ctx *c, struct tcp_conn *conn)
+static uint32_t tcp_wnd_watch(const struct ctx *c, struct tcp_conn *conn)
 {
 	enum tcp_sndbuf_fill fill;
+	uint32_t wnd = tcp_wnd_from_sndbuf(conn, &fill);
 
-	conn->wnd_to_tap = tcp_wnd_from_sndbuf(conn, &fill);
 	if (fill == SNDBUF_FULL && !(conn->pending & TCP_WANT_EPOLLOUT)) {
 		conn->pending |= TCP_WANT_EPOLLOUT;
 		tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
 	} else if (fill == SNDBUF_LOW) {
 		tcp_wnd_check_arm(c, conn);
 	}
+	return wnd;
+}
+
+/**
+ * tcp_wnd_update() - size the window for our next segment to the guest
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_wnd_update(const struct ctx *c, struct tcp_conn *conn)
+{
+	conn->wnd_to_tap = tcp_wnd_watch(c, conn);
 }
 
 /**
@@ -1217,13 +1231,12 @@ void tcp_batch_end(struct ctx *c)
 
 	for (i = 0; i < tcp_touched_n; i++) {
 		struct tcp_conn *conn = &flowtab[tcp_touched[i]].tcp;
-		enum tcp_sndbuf_fill fill;
 		uint32_t wnd;
 
 		if (conn->f.type != FLOW_TCP || conn->f.closing ||
 		    !(conn->pending & (TCP_ACK_DUE | TCP_ACK_NOW)))
 			continue;
-		wnd = tcp_wnd_from_sndbuf(conn, &fill);
+		wnd = tcp_wnd_watch(c, conn);
 		if ((conn->pending & TCP_ACK_NOW) ||
 		    conn->seq_ack_to_tap != conn->seq_from_tap ||
 		    wnd != conn->wnd_to_tap)
@@ -1286,15 +1299,9 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
  */
 static void tcp_wnd_check(struct ctx *c, struct tcp_conn *conn)
 {
-	enum tcp_sndbuf_fill fill;
-	uint32_t wnd;
-
 	conn->wnd_check_at = 0;
-	wnd = tcp_wnd_from_sndbuf(conn, &fill);
-	if (wnd > conn->wnd_to_tap)
-		tcp_send_ctl(c, conn, TH_ACK);	/* re-arms if still low */
-	else if (fill == SNDBUF_LOW)
-		tcp_wnd_check_arm(c, conn);
+	if (tcp_wnd_watch(c, conn) > conn->wnd_to_tap)
+		tcp_send_ctl(c, conn, TH_ACK);
 }
 
 /**
