@@ -54,7 +54,17 @@ check: setup all $(TEST_BINS)
 demo: setup all
 	test/demo.sh
 
+# Side by side with the host, Debian's pasta and slirp4netns, through the
+# delay line: the full table (doc/benchmarks.md), or a short run that only
+# proves every tool produced a number (in CI)
+bench: setup all test/delayline
+	test/setup.sh gnuplot
+	test/bench.sh
+
+bench-quick: setup all test/delayline
+	test/bench.sh --quick
+
 clean:
 	rm -rf passt pasta test/san $(TEST_BINS)
 
-.PHONY: all setup check demo clean
+.PHONY: all setup check demo bench bench-quick clean

@@ -12,7 +12,7 @@ set -eu
 [ "$(id -u)" = 0 ] || { echo "setup.sh: run as root" >&2; exit 1; }
 
 pkgs="iproute2 iperf3 curl python3 perl util-linux procps passwd"
-pkgs="$pkgs iputils-ping passt libasan8 libubsan1"
+pkgs="$pkgs iputils-ping passt slirp4netns libasan8 libubsan1"
 pkgs="$pkgs qemu-system-x86 busybox-static cpio $*"	# 95-passt-qemu.t
 
 missing=

@@ -1,0 +1,536 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test/bench.sh - throughput of the translators over an emulated WAN: what
+# `make bench` and `make bench-quick` run (issue 3)
+#
+# Usage, as root from the top directory after `make` and
+# `make test/delayline`:
+#
+#   test/bench.sh            full table: doc/benchmarks.md, doc/bench-*.png
+#   test/bench.sh --quick    one RTT, one run, short transfers; TAP output,
+#                            asserts only that every tool produced a number
+#                            and every transfer completed; writes no doc
+#
+# For each RTT in BENCH_RTTS, H and R (see bench-lib.sh) are joined by a
+# veth (RTT 0) or by test/delayline (RTT/2 each way, 1 Gbit/s cap).  For each
+# congestion control in BENCH_CCS (set in H, R and the client namespace),
+# and each tool in BENCH_TOOLS (host = no translator, the reference):
+#   - iperf3 upload and download (-R), BENCH_SECS s, BENCH_RUNS runs, to
+#     198.51.100.1 in R: receiver's Mbit/s; retransmitted segments in the
+#     client namespace (guest to translator), in the sending namespace
+#     beyond the translator (H for upload, R for download), and the delay
+#     line's drops; the translator's CPU time per GB and peak RSS;
+#   - curl: a BENCH_CURL_MB MB GET and PUT against test/httpd.py in R,
+#     BENCH_CURL_RUNS runs, -m BENCH_CURL_TIMEOUT (a timeout counts as that
+#     many seconds and is flagged);
+# then, at BENCH_SERIES_RTT, BENCH_SERIES_RUNS consecutive iperf3 uploads
+# and downloads per tool with BENCH_SERIES_CC, each printed.  Runs are
+# sequential; nothing runs in parallel with a measurement.  Everything is
+# bounded in time; a transfer that hangs is killed and recorded as "stall"
+# (iperf3: 15 s past its duration; curl: its own -m timeout, "timeout").
+#
+# Environment (defaults in brackets; --quick changes the ones marked *):
+#   BENCH_RTTS*       RTTs in ms ["0 10 50 170"]; --quick: 10
+#   BENCH_CCS*        congestion controls ["cubic bbr"]; --quick: cubic
+#   BENCH_TOOLS       ["host ours debian-pasta slirp4netns"]
+#   BENCH_SECS*       iperf3 duration [10]; --quick: 3
+#   BENCH_RUNS*       iperf3 runs per row [3]; --quick: 1
+#   BENCH_CURL_RUNS*  curl runs per row [BENCH_RUNS]
+#   BENCH_CURL_MB     size of the HTTP transfers, MB of 10^6 bytes [10]
+#   BENCH_CURL_TIMEOUT  curl -m, seconds [30]
+#   BENCH_SERIES_RTT* RTT of the consecutive-runs series [80]; empty: none;
+#                     --quick: none
+#   BENCH_SERIES_RUNS [10]   BENCH_SERIES_CC [cubic]
+#   BENCH_SERIES_SECS [BENCH_SECS]
+#   BENCH_STALL_SKIP  after this many consecutive stalls (iperf3 killed,
+#                     curl timed out) of one tool in one kind of transfer at
+#                     one RTT and CC, its remaining runs there are recorded
+#                     as skipped, counted as 0 Mbit/s or as the timeout,
+#                     not run [2]; 0: always run
+#   BENCH_RATE_MBIT   delay line rate cap [1000]
+#   BENCH_DL_OPTS     extra delay line options, e.g. "--queue-bytes N"
+#   BENCH_RMEM, BENCH_WMEM  tcp_rmem / tcp_wmem for every namespace
+#                     [those of a fresh namespace: the kernel's defaults]
+#   BENCH_DOC*        write doc/benchmarks.md and the plots [1]; --quick: 0
+#   BENCH_DOCDIR      where [doc/ at the top level]
+#   PASTA             our binary [./pasta]; DEBIAN_PASTA [/usr/bin/pasta];
+#   SLIRP             [slirp4netns]; DELAYLINE [test/delayline]
+#   BENCH_LOCK        lock file: one bench at a time [/tmp/pasta-bench.lock]
+#   BENCH_LOCK_WAIT   seconds to wait for it before giving up [5400]
+#   KEEP_WORK=1       keep the work directory (every log, JSON, result)
+
+# What the caller set, for the record (before defaults fill the rest)
+BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z_]*|PASTA|DEBIAN_PASTA|SLIRP|DELAYLINE)=' |
+	    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
+BENCH_ARGS="$*"
+
+# shellcheck source=test/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=test/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+
+QUICK=0
+case ${1:-} in
+--quick) QUICK=1 ;;
+"") ;;
+*) echo "Usage: $0 [--quick]" >&2; exit 2 ;;
+esac
+
+if [ $QUICK = 1 ]; then
+	BENCH_RTTS=${BENCH_RTTS:-10}
+	BENCH_CCS=${BENCH_CCS:-cubic}
+	BENCH_SECS=${BENCH_SECS:-3}
+	BENCH_RUNS=${BENCH_RUNS:-1}
+	BENCH_SERIES_RTT=${BENCH_SERIES_RTT-}
+	BENCH_DOC=${BENCH_DOC:-0}
+fi
+BENCH_RTTS=${BENCH_RTTS:-0 10 50 170}
+BENCH_CCS=${BENCH_CCS:-cubic bbr}
+BENCH_TOOLS=${BENCH_TOOLS:-host ours debian-pasta slirp4netns}
+BENCH_SECS=${BENCH_SECS:-10}
+BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_CURL_RUNS=${BENCH_CURL_RUNS:-$BENCH_RUNS}
+BENCH_CURL_MB=${BENCH_CURL_MB:-10}
+BENCH_CURL_TIMEOUT=${BENCH_CURL_TIMEOUT:-30}
+BENCH_SERIES_RTT=${BENCH_SERIES_RTT-80}
+BENCH_SERIES_RUNS=${BENCH_SERIES_RUNS:-10}
+BENCH_SERIES_CC=${BENCH_SERIES_CC:-cubic}
+BENCH_SERIES_SECS=${BENCH_SERIES_SECS:-$BENCH_SECS}
+BENCH_STALL_SKIP=${BENCH_STALL_SKIP:-2}
+BENCH_DOC=${BENCH_DOC:-1}
+BENCH_LOCK=${BENCH_LOCK:-/tmp/pasta-bench.lock}
+BENCH_LOCK_WAIT=${BENCH_LOCK_WAIT:-5400}
+BENCH_DOCDIR=${BENCH_DOCDIR:-$TOPDIR/doc}
+
+IPERF_PORT=5201
+IPERF_MARGIN=15		# s beyond -t before an iperf3 run counts as stalled
+declare -A STALLS	# consecutive stalls per kind/tool/dir, see skipped()
+HTTP_PORT=8080
+RESULTS=
+ALLOWED_CC_ORIG=
+
+# --- output ------------------------------------------------------------------------
+
+# say MSG... - progress: TAP comments in --quick mode, stderr otherwise
+say() {
+	local t=$(( $(date +%s) - ${START:-$(date +%s)} ))
+	if [ $QUICK = 1 ]; then
+		diag "$*"
+	else
+		printf '# [%2d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >&2
+	fi
+}
+
+die() {
+	echo "bench.sh: $*" >&2
+	exit 1
+}
+
+# --- set-up ------------------------------------------------------------------------
+
+# cc_prepare - every CC in BENCH_CCS (and BENCH_SERIES_CC) available and
+# allowed in non-initial namespaces; the allowed list is restored on exit
+cc_prepare() {
+	local cc avail allowed want
+	ALLOWED_CC_ORIG=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
+	want=$BENCH_CCS
+	[ -n "$BENCH_SERIES_RTT" ] && want="$want $BENCH_SERIES_CC"
+	allowed=$ALLOWED_CC_ORIG
+	for cc in $want; do
+		avail=$(sysctl -n net.ipv4.tcp_available_congestion_control)
+		if ! grep -qw "$cc" <<<"$avail"; then
+			modprobe "tcp_$cc" 2>/dev/null
+			avail=$(sysctl -n net.ipv4.tcp_available_congestion_control)
+			grep -qw "$cc" <<<"$avail" ||
+				die "congestion control $cc not available ($avail)"
+		fi
+		grep -qw "$cc" <<<"$allowed" || allowed="$allowed $cc"
+	done
+	if [ "$allowed" != "$ALLOWED_CC_ORIG" ]; then
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed" ||
+			die "cannot allow congestion controls: $allowed"
+	fi
+}
+
+bench_cleanup() {
+	local rc=$?
+	if [ -n "$ALLOWED_CC_ORIG" ]; then
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$ALLOWED_CC_ORIG"
+	fi
+	# lib.sh's _cleanup exits with the status it finds in $?
+	(exit $rc)
+	_cleanup
+}
+
+# facts - the machine and the tools, key<TAB>value, for the report
+facts() {
+	local t
+	printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+	printf 'nproc\t%s\n' "$(nproc)"
+	printf 'cpu\t%s\n' "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	printf 'kernel\t%s\n' "$(uname -r)"
+	printf 'os\t%s\n' "$(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")"
+	for t in $BENCH_TOOLS; do
+		[ "$t" = host ] && continue
+		tool_ok "$t" && printf 'version %s\t%s\n' "$t" "$(tool_version "$t")"
+	done
+	[ -n "$OURS_ID" ] && printf 'ours binary\t%s\n' "$OURS_ID"
+	printf 'version iperf3\t%s\n' "$(iperf3 --version 2>&1 | head -n 1)"
+	printf 'version curl\t%s\n' "$(curl --version 2>&1 | head -n 1 | cut -d' ' -f1-2)"
+	printf 'tcp_rmem\t%s\n' "$BENCH_RMEM"
+	printf 'tcp_wmem\t%s\n' "$BENCH_WMEM"
+	printf 'core.rmem_max/wmem_max\t%s / %s\n' \
+		"$(sysctl -n net.core.rmem_max)" "$(sysctl -n net.core.wmem_max)"
+	printf 'rate_mbit\t%s\n' "$BENCH_RATE_MBIT"
+	printf 'secs\t%s\n' "$BENCH_SECS"
+	printf 'runs\t%s\n' "$BENCH_RUNS"
+	printf 'curl_runs\t%s\n' "$BENCH_CURL_RUNS"
+	printf 'curl_mb\t%s\n' "$BENCH_CURL_MB"
+	printf 'curl_timeout\t%s\n' "$BENCH_CURL_TIMEOUT"
+	printf 'rtts\t%s\n' "$BENCH_RTTS"
+	printf 'ccs\t%s\n' "$BENCH_CCS"
+	printf 'tools\t%s\n' "$BENCH_TOOLS"
+	printf 'series_secs\t%s\n' "$BENCH_SERIES_SECS"
+	printf 'series\t%s\n' "${BENCH_SERIES_RTT:+$BENCH_SERIES_RUNS runs of $BENCH_SERIES_SECS s at $BENCH_SERIES_RTT ms, $BENCH_SERIES_CC}"
+	printf 'dl_opts\t%s\n' "${BENCH_DL_OPTS:-}"
+	printf 'clk_tck\t%s\n' "$(getconf CLK_TCK)"
+	if [ -n "${MAKELEVEL:-}" ]; then
+		local target=bench
+		[ $QUICK = 1 ] && target=bench-quick
+		printf 'command\t%s\n' "${BENCH_ENV}make $target"
+	else
+		printf 'command\t%s\n' "${BENCH_ENV}test/bench.sh${BENCH_ARGS:+ $BENCH_ARGS}"
+	fi
+}
+
+# --- measurements ------------------------------------------------------------------
+
+# _inner_args TOOL NAME - bench-inner.sh's options for TOOL (the host's
+# namespace is H, already set up by bench_sysctls)
+_inner_args() {
+	INNER_ARGS=(-r "$WORK/u/$2.res")
+	[ "$1" = host ] ||
+		INNER_ARGS+=(-p "$WORK/u/$2.tpid" -c "$CUR_CC" -m "$BENCH_RMEM"
+			     -w "$BENCH_WMEM")
+}
+
+# _res NAME KEY - a value from bench-inner.sh's result file
+_res() {
+	sed -n "s/^$2=//p" "$WORK/u/$1.res" 2>/dev/null
+}
+
+# record KIND TOOL DIR RUN STATUS VALUE BYTES NAME H0 H1 R0 R1 DL0 DL1 ZERO NOTE
+# - one line of $RESULTS (the columns are bench-report.py's)
+record() {
+	local kind=$1 tool=$2 dir=$3 run=$4 status=$5 value=$6 bytes=$7 name=$8
+	local h0=$9 h1=${10} r0=${11} r1=${12} dl0=${13} dl1=${14} zero=${15}
+	local note=${16} q0 l0 t0 q1 l1 t1
+	read -r q0 l0 t0 <<<"$dl0"
+	read -r q1 l1 t1 <<<"$dl1"
+	printf '%s\t' "$kind" "$tool" "$CUR_CC" "$CUR_RTT" "$dir" "$run" \
+		"$status" "$value" "$bytes" "$(_res "$name" cpu_ticks)" \
+		"$(_res "$name" hwm_kb)" "$(_res "$name" retrans)" \
+		"$((h1 - h0))" "$((r1 - r0))" "$((q1 - q0))" "$((l1 - l0))" \
+		"$((t1 - t0))" "$zero" "$(_res "$name" cc)" >>"$RESULTS"
+	note=${note//$'\t'/ }
+	printf '%s\n' "${note:--}" >>"$RESULTS"
+}
+
+# skipped KIND TOOL DIR RUN VALUE - if this tool stalled BENCH_STALL_SKIP
+# times in a row in this kind of transfer (same RTT and CC), record the run
+# as skipped (VALUE: 0 Mbit/s, or the curl timeout) instead of waiting for
+# another stall; returns 1 if the run should go ahead
+skipped() {
+	local key=$1/$2/$3 n
+	n=${STALLS[$key]:-0}
+	[ "$BENCH_STALL_SKIP" -gt 0 ] && [ "$n" -ge "$BENCH_STALL_SKIP" ] ||
+		return 1
+	record "$1" "$2" "$3" "$4" skip "$5" 0 none 0 0 0 0 "0 0 0" "0 0 0" 0 \
+		"not run: stalled $n times in a row before"
+	say "$(printf '%-6s %3s ms %-12s %-8s %-6s %2s: skipped, stalled %d times before' \
+	       "$CUR_CC" "$CUR_RTT" "$2" "$3" "$1" "$4" "$n")"
+	LAST_STATUS=skip LAST_VALUE=$5 LAST_NAME=none
+	return 0
+}
+
+# stalled KIND TOOL DIR STATUS - count consecutive stalls
+stalled() {
+	case $4 in
+	stall|timeout) STALLS[$1/$2/$3]=$(( ${STALLS[$1/$2/$3]:-0} + 1 )) ;;
+	*) STALLS[$1/$2/$3]=0 ;;
+	esac
+}
+
+# measure_iperf KIND TOOL DIR RUN SECS - one iperf3 run; prints the value
+measure_iperf() {
+	local kind=$1 tool=$2 dir=$3 run=$4 secs=$5 name flag='' rc
+	local h0 h1 r0 r1 dl0 dl1 srv status mbps bytes zero note='' json
+	name=$kind-$tool-$CUR_CC-$CUR_RTT-$dir-$run
+	json=$WORK/u/$name.json
+	skipped "$kind" "$tool" "$dir" "$run" 0 && return
+	[ "$dir" = download ] && flag=-R
+
+	bg_r "$name-srv" iperf3 -s -1 -B "$SRV_ADDR" -p "$IPERF_PORT"
+	srv=$BG_PID
+	wait_tcp "$NS_R" "$IPERF_PORT" 10 || note="iperf3 server did not start"
+
+	_inner_args "$tool" "$name"
+	h0=$(snmp_retrans "$NS_H"); r0=$(snmp_retrans "$NS_R"); dl0=$(dl_counters)
+	tool_run "$tool" "$name" $((secs + IPERF_MARGIN)) -- \
+		sh "$INNER" "${INNER_ARGS[@]}" \
+		-o "$json" -- iperf3 -c "$SRV_ADDR" -p "$IPERF_PORT" -t "$secs" \
+		$flag -J --connect-timeout 5000
+	rc=$?
+	h1=$(snmp_retrans "$NS_H"); r1=$(snmp_retrans "$NS_R"); dl1=$(dl_counters)
+	stop_child "$srv"
+
+	read -r mbps bytes zero < <("$PY" "$TESTDIR/bench-report.py" iperf "$json")
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		status=stall
+		note="killed after $((secs + IPERF_MARGIN)) s"
+	elif [ "$rc" != 0 ] || [ "$mbps" = - ]; then
+		status=fail
+		note="exit $rc: $("$PY" "$TESTDIR/bench-report.py" iperf-error "$json" \
+			"$WORK/$name.err" | tr '\t\n' '  ' | cut -c1-100)"
+	else
+		status=ok
+	fi
+	[ "$status" = ok ] || { mbps=0; bytes=0; }
+	record "$kind" "$tool" "$dir" "$run" "$status" "$mbps" "$bytes" "$name" \
+		"$h0" "$h1" "$r0" "$r1" "$dl0" "$dl1" "${zero:-0}" "$note"
+	say "$(printf '%-6s %3s ms %-12s %-8s iperf3 %2s: %7s Mbit/s %s' \
+	       "$CUR_CC" "$CUR_RTT" "$tool" "$dir" "$run" "$mbps" \
+	       "$status${note:+ ($note)}")" \
+	    "retr guest $(_res "$name" retrans) H $((h1 - h0)) R $((r1 - r0))"
+	stalled "$kind" "$tool" "$dir" "$status"
+	LAST_STATUS=$status LAST_VALUE="$mbps Mbit/s" LAST_NAME=$name
+}
+
+# measure_curl TOOL DIR RUN - one HTTP transfer of BENCH_CURL_MB MB
+measure_curl() {
+	local tool=$1 dir=$2 run=$3 name url out rc code t size status note=
+	local h0 h1 r0 r1 dl0 dl1 want=200 args=()
+	name=curl-$tool-$CUR_CC-$CUR_RTT-$dir-$run
+	skipped curl "$tool" "$dir" "$run" "$BENCH_CURL_TIMEOUT.0" && return
+	url=http://$SRV_ADDR:$HTTP_PORT
+	if [ "$dir" = download ]; then
+		args=(-o /dev/null "$url/file")
+	else
+		args=(-o /dev/null -T "$WORK/upload.bin" "$url/up-$name")
+		want=201
+	fi
+	_inner_args "$tool" "$name"
+	out=$WORK/u/$name.w
+	h0=$(snmp_retrans "$NS_H"); r0=$(snmp_retrans "$NS_R"); dl0=$(dl_counters)
+	tool_run "$tool" "$name" $((BENCH_CURL_TIMEOUT + 20)) -- sh "$INNER" \
+		"${INNER_ARGS[@]}" -o "$out" -- curl -sS -m "$BENCH_CURL_TIMEOUT" \
+		-w '%{http_code} %{time_total} %{size_download} %{size_upload}\n' \
+		"${args[@]}"
+	rc=$?
+	h1=$(snmp_retrans "$NS_H"); r1=$(snmp_retrans "$NS_R"); dl1=$(dl_counters)
+	rm -f "$HTTP_DIR/up-$name"
+	read -r code t _ _ <"$out" 2>/dev/null
+
+	if [ "$rc" = 28 ]; then
+		status=timeout t=$BENCH_CURL_TIMEOUT.0
+		note="timed out after ${BENCH_CURL_TIMEOUT} s"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		status=stall t=$BENCH_CURL_TIMEOUT.0
+		note="killed after $((BENCH_CURL_TIMEOUT + 20)) s"
+	elif [ "$rc" != 0 ] || [ "$code" != "$want" ]; then
+		status=fail t=${t:-0}
+		note="exit $rc, HTTP ${code:-none}: $(grep -v '^$' "$WORK/$name.err" |
+			tail -n 1 | cut -c1-80)"
+	else
+		status=ok
+	fi
+	size=$((BENCH_CURL_MB * 1000000))
+	record curl "$tool" "$dir" "$run" "$status" "$t" "$size" "$name" \
+		"$h0" "$h1" "$r0" "$r1" "$dl0" "$dl1" 0 "$note"
+	say "$(printf '%-6s %3s ms %-12s %-8s curl   %2s: %7s s %s' \
+	       "$CUR_CC" "$CUR_RTT" "$tool" "$dir" "$run" "$t" \
+	       "$status${note:+ ($note)}")"
+	stalled curl "$tool" "$dir" "$status"
+	LAST_STATUS=$status LAST_VALUE="$t s" LAST_NAME=$name
+}
+
+# --- TAP for --quick -----------------------------------------------------------------
+
+# check KIND TOOL DIR - one TAP line for the last measurement
+check() {
+	if [ $QUICK = 1 ]; then
+		if [ "$LAST_STATUS" = ok ]; then
+			ok 0 "$1 $3 through $2 at $CUR_RTT ms: $LAST_VALUE"
+		else
+			ok 1 "$1 $3 through $2 at $CUR_RTT ms: $LAST_STATUS"
+			diag_file "$WORK/$LAST_NAME.err" 10
+		fi
+	fi
+}
+
+# --- the runs --------------------------------------------------------------------------
+
+# topology RTT - fresh H and R for this RTT, servers in R
+topology() {
+	local rtt=$1
+	bench_topo_destroy
+	if ! bench_topo_create "$rtt"; then
+		[ $QUICK = 1 ] && ok 1 "topology at $rtt ms"
+		return 1
+	fi
+	if ! start_httpd "$NS_R" "$SRV_ADDR" "$HTTP_PORT" "$HTTP_DIR" "httpd-$rtt"
+	then
+		[ $QUICK = 1 ] && ok 1 "topology at $rtt ms: httpd"
+		return 1
+	fi
+	[ $QUICK = 1 ] && ok 0 "topology at $rtt ms (delay line and servers up)"
+	local p
+	p=$(in_h ping -c 5 -i 0.2 -q "$SRV_ADDR" 2>/dev/null | sed -n 's|^rtt [^=]*= [^/]*/\([^/]*\)/.*|\1|p')
+	printf 'measured RTT %s ms\t%s ms (ping H to server)\n' "$rtt" "${p:-?}" >>"$WORK/facts"
+	say "topology at $rtt ms up, ping H -> $SRV_ADDR: ${p:-?} ms"
+}
+
+main_table() {
+	local rtt cc run dir tool
+	for rtt in $BENCH_RTTS; do
+		CUR_RTT=$rtt
+		topology "$rtt" || { say "topology at $rtt ms failed"; continue; }
+		for cc in $BENCH_CCS; do
+			CUR_CC=$cc
+			bench_sysctls "$cc" || { say "sysctls for $cc failed"; continue; }
+			STALLS=()
+			for run in $(seq "$BENCH_RUNS"); do
+				for dir in upload download; do
+					for tool in $TOOLS; do
+						measure_iperf iperf "$tool" "$dir" "$run" "$BENCH_SECS"
+						check iperf3 "$tool" "$dir"
+					done
+				done
+			done
+			for run in $(seq "$BENCH_CURL_RUNS"); do
+				for dir in download upload; do
+					for tool in $TOOLS; do
+						measure_curl "$tool" "$dir" "$run"
+						check curl "$tool" "$dir"
+					done
+				done
+			done
+		done
+	done
+}
+
+series() {
+	local tool dir run
+	[ -n "$BENCH_SERIES_RTT" ] || return 0
+	CUR_RTT=$BENCH_SERIES_RTT CUR_CC=$BENCH_SERIES_CC
+	topology "$CUR_RTT" || { say "topology at $CUR_RTT ms failed"; return; }
+	bench_sysctls "$CUR_CC" || { say "sysctls for $CUR_CC failed"; return; }
+	STALLS=()
+	for tool in $TOOLS; do
+		for dir in upload download; do
+			for run in $(seq "$BENCH_SERIES_RUNS"); do
+				measure_iperf series "$tool" "$dir" "$run" \
+					"$BENCH_SERIES_SECS"
+			done
+		done
+	done
+}
+
+# --- main ------------------------------------------------------------------------------
+
+[ "$(id -u)" = 0 ] || { [ $QUICK = 1 ] && skip_all "must run as root"; die "must run as root"; }
+for t in ip iperf3 curl nsenter unshare setpriv timeout flock; do
+	command -v "$t" >/dev/null || die "$t not installed"
+done
+[ -x "$PY" ] || die "$PY not installed"
+[ -x "$DL" ] || die "$DL not built (make test/delayline)"
+
+# One bench at a time on this machine: two would measure each other
+exec 9>>"$BENCH_LOCK"
+if ! flock -n 9; then
+	echo "# bench.sh: waiting for another bench run to finish ($BENCH_LOCK)" >&2
+	flock -w "$BENCH_LOCK_WAIT" 9 ||
+		die "another bench run holds $BENCH_LOCK since $BENCH_LOCK_WAIT s"
+fi
+
+lib_init >/dev/null
+trap bench_cleanup EXIT
+# Names of our own: other runs on the machine clean up after themselves by
+# lib.sh's names, and must not catch ours
+rm -rf "$WORK"
+WORK=$(mktemp -d /tmp/pasta-bench.$$.XXXXXX) || die "mktemp failed"
+chmod 0755 "$WORK"
+{ mkdir -m 0777 "$WORK/u" && chown "$TEST_USER:" "$WORK/u"; } || die "$WORK/u"
+NS_H=pb-h-$$
+NS_R=pb-r-$$
+
+# Our binary may be rebuilt in the tree while we run: measure a copy, under
+# the name that selects pasta mode
+OURS_ID=
+if [ -x "$PASTA" ]; then
+	src=$(readlink -f "$PASTA")
+	{ mkdir -m 0755 "$WORK/bin" && cp "$src" "$WORK/bin/pasta" &&
+		chmod 0755 "$WORK/bin/pasta"; } || die "cannot copy $src"
+	OURS_ID="$src, sha256 $(sha256sum "$src" | cut -c1-12), built $(date -u \
+		-r "$src" '+%Y-%m-%d %H:%M UTC'), tree at commit $(git -C "$TOPDIR" \
+		rev-parse --short HEAD 2>/dev/null) (uncommitted changes not shown)"
+	PASTA=$WORK/bin/pasta
+fi
+cc_prepare
+
+TOOLS=
+for t in $BENCH_TOOLS; do
+	if tool_ok "$t"; then
+		TOOLS="$TOOLS $t"
+	elif [ $QUICK = 1 ]; then
+		TOOLS="$TOOLS $t"	# fails visibly below
+	else
+		say "tool $t not installed: left out"
+	fi
+done
+
+START=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+STEAL0=$(awk '/^cpu / { print $9 }' /proc/stat)
+RESULTS=$WORK/results.tsv
+: >"$RESULTS"
+HTTP_DIR=$WORK/www
+mkdir -p "$HTTP_DIR"
+head -c $((BENCH_CURL_MB * 1000000)) /dev/urandom >"$HTTP_DIR/file"
+cp "$HTTP_DIR/file" "$WORK/upload.bin"
+chmod 0644 "$HTTP_DIR/file" "$WORK/upload.bin"
+
+if [ $QUICK = 1 ]; then
+	n_rtt=$(wc -w <<<"$BENCH_RTTS")
+	n_cc=$(wc -w <<<"$BENCH_CCS")
+	n_tool=$(wc -w <<<"$TOOLS")
+	plan $((n_rtt + n_rtt * n_cc * n_tool * 2 * (BENCH_RUNS + BENCH_CURL_RUNS)))
+fi
+
+main_table
+series
+bench_topo_destroy
+
+# Facts only now that bench_topo_create has settled BENCH_RMEM/WMEM
+facts >>"$WORK/facts"
+{
+	printf 'duration\t%s s\n' $(( $(date +%s) - START ))
+	printf 'load average at start / end\t%s / %s\n' "$LOAD0" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)"
+	printf 'CPU steal time during the run\t%s s\n' "$(awk -v s0="$STEAL0" \
+		-v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.1f", ($9 - s0) / hz }' \
+		/proc/stat)"
+} >>"$WORK/facts"
+
+report_args=("$RESULTS" "$WORK/facts")
+if [ "$BENCH_DOC" = 1 ]; then
+	mkdir -p "$BENCH_DOCDIR"
+	report_args+=(--md "$BENCH_DOCDIR/benchmarks.md" --plots "$BENCH_DOCDIR")
+fi
+if [ $QUICK = 1 ]; then
+	"$PY" "$TESTDIR/bench-report.py" report "${report_args[@]}" | sed 's/^/# /'
+	echo "# $((_TAP_N - _TAP_FAIL)) passed, $_TAP_FAIL failed"
+	done_testing
+fi
+"$PY" "$TESTDIR/bench-report.py" report "${report_args[@]}"
