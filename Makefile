@@ -58,8 +58,10 @@ demo: setup all
 # delay line: the full table (doc/benchmarks.md), or a short run that only
 # proves every tool produced a number (in CI)
 bench: setup all test/delayline
-	test/setup.sh gnuplot
+	test/setup.sh gnuplot qemu-system-x86 busybox-static cpio
 	test/bench.sh
+	test/guest/build.sh
+	BENCH_PASST_OUT=doc/benchmarks-passt.md test/bench-passt.sh
 
 bench-quick: setup all test/delayline
 	test/bench.sh --quick
