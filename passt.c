@@ -122,6 +122,12 @@ static void daemonise(const struct ctx *c)
 		_exit(EXIT_SUCCESS);
 	}
 	setsid();
+	/* A signalfd signals readiness to the epoll entries added by the
+	 * process that watches it: add it again as the child, or our own
+	 * SIGTERM would never wake the loop
+	 */
+	epoll_ref_del(c, c->fd_signal);
+	epoll_ref_add(c, c->fd_signal, EPOLL_TYPE_SIGNAL, 0, EPOLLIN);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, STDIN_FILENO);

@@ -11,7 +11,7 @@
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself"
-plan 8
+plan 9
 
 PORT=8000
 SRV=$WORK/srv; mkdir -p "$SRV"
@@ -50,6 +50,9 @@ out=$WORK/j.bin
 timeout 30 ip netns exec "$J" curl -sS --max-time 20 -o "$out" \
 	"http://$SRV_ADDR:$PORT/j.bin"
 is "$(sha "$out" 2>/dev/null)" "$want" "namespace joined by path reaches the server"
+kill -TERM "$jpid" 2>/dev/null
+wait_gone "$jpid" 5
+ok $? "pasta in the background exits on SIGTERM"
 [ -n "$jpid" ] && kill_pid "$jpid"
 
 # By PID, as the test user: a namespace of its own, then pasta PID
