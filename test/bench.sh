@@ -456,6 +456,10 @@ fi
 
 lib_init >/dev/null
 trap bench_cleanup EXIT
+for sig in INT TERM HUP; do
+	# shellcheck disable=SC2064  # $sig now
+	trap "echo 'bench.sh: stopped by SIG$sig' >&2; exit 130" "$sig"
+done
 # Names of our own: other runs on the machine clean up after themselves by
 # lib.sh's names, and must not catch ours
 rm -rf "$WORK"
