@@ -636,10 +636,7 @@ static void dhcp_reply(struct ctx *c, const struct dhcp_req *r,
 	uh->dest = htons(DHCP_CLIENT_PORT);
 	uh->len = htons(l4_len);
 	uh->check = 0;
-	uh->check = csum(uh, l4_len,
-			 csum_pseudo4(c->gw4, dst, IPPROTO_UDP, l4_len));
-	if (!uh->check)
-		uh->check = 0xffff;	/* RFC 768: zero means no checksum */
+	uh->check = tap_l4_csum(c, uh, l4_len, c->gw4, dst, IPPROTO_UDP);
 
 	dhcp_log(c, r, d, dst);
 	tap_send(c, dhcp_frame, l4_len);

@@ -73,6 +73,7 @@ struct ctx {
 	enum mode mode;
 	int epollfd;
 	int fd_tap;
+	bool tap_vnet_hdr;	/* pasta: frames carry a virtio-net header */
 	int fd_tap_listen;
 	int fd_signal;
 

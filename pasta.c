@@ -94,7 +94,7 @@ static int ns_call(int netns, int (*fn)(void *), void *arg)
 static int pasta_open_in_ns(void *arg)
 {
 	struct ctx *c = arg;
-	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
+	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
 	int fd;
 
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -111,6 +111,10 @@ static int pasta_open_in_ns(void *arg)
 	memcpy(c->mac_guest, ifr.ifr_hwaddr.sa_data, ETH_ADDR_LEN);
 	c->mac_guest_known = true;
 	c->fd_tap = fd;
+	c->tap_vnet_hdr = true;
+	/* The guest leaves L4 checksums to us, and we skip them: see tap.c */
+	if (ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM))
+		warn("tap checksum offload: %s", strerror(errno));
 
 	pasta_nl_ns = nl_open();
 	return pasta_nl_ns < 0 ? pasta_nl_ns : 0;

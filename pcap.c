@@ -61,6 +61,16 @@ void pcap_init(const char *path)
 }
 
 /**
+ * pcap_active() - are frames being captured?
+ *
+ * Return: true if a capture file is open
+ */
+bool pcap_active(void)
+{
+	return pcap_fd >= 0;
+}
+
+/**
  * pcap_frame() - append a frame to the capture, if capturing
  * @frame:	frame from the destination MAC address on
  * @len:	frame length

@@ -61,6 +61,7 @@ static inline bool pkt_sub(struct pkt_view *v, size_t n, struct pkt_view *sub)
 enum pkt_drop_reason {
 	DROP_ETH_SHORT,
 	DROP_ETH_TYPE,
+	DROP_TAP_GSO,
 	DROP_ARP_MALFORMED,
 	DROP_IP4_MALFORMED,
 	DROP_IP4_CSUM,

@@ -30,6 +30,8 @@ void tap_input(struct ctx *c, const uint8_t *frame, size_t len);
 uint8_t *tap_ip4_hdr_fill(const struct ctx *c, uint8_t *buf,
 			  struct in_addr src, struct in_addr dst,
 			  uint8_t proto, size_t l4_len);
+uint16_t tap_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
+		     struct in_addr src, struct in_addr dst, uint8_t proto);
 void tap_send(struct ctx *c, const uint8_t *buf, size_t l4_len);
 void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len);
 void tap_stats(const struct ctx *c);

@@ -361,9 +361,8 @@ static size_t tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
 		wnd = MIN(wnd, 0xffffU);
 	}
 	th->window = htons(wnd);
-	th->check = csum(th, l4_len,
-			 csum_pseudo4(conn->f.key.paddr, conn->f.key.gaddr,
-				      IPPROTO_TCP, l4_len));
+	th->check = tap_l4_csum(c, th, l4_len, conn->f.key.paddr,
+				conn->f.key.gaddr, IPPROTO_TCP);
 	return l4_len;
 }
 

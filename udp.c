@@ -51,11 +51,8 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
 	uh->dest = htons(uf->f.key.gport);
 	uh->len = htons(l4_len);
 	uh->check = 0;
-	uh->check = csum(uh, l4_len,
-			 csum_pseudo4(uf->f.key.paddr, uf->f.key.gaddr,
-				      IPPROTO_UDP, l4_len));
-	if (!uh->check)
-		uh->check = 0xffff;	/* RFC 768: zero means no checksum */
+	uh->check = tap_l4_csum(c, uh, l4_len, uf->f.key.paddr,
+				uf->f.key.gaddr, IPPROTO_UDP);
 	tap_send(c, udp_frame, l4_len);
 	uf->dgrams_to_tap++;
 	uf->f.active_at = c->now;
