@@ -9,7 +9,8 @@
  * Guest to host: in-sequence payload is written to the socket with send(); we
  * acknowledge exactly what send() accepted, so whatever the socket refuses is
  * never lost: the guest still has it and retransmits it. The window we
- * advertise is what the socket can take now (SO_SNDBUF minus SIOCOUTQ), a
+ * advertise is what the socket can take now (SO_SNDBUF minus what is queued,
+ * overhead included, from SO_MEMINFO), a
  * window below one MSS is advertised as zero (RFC 813, silly window
  * avoidance), and EPOLLOUT on the socket, the kernel's own wake-up when space
  * frees, triggers the window update. Out-of-order segments are dropped with a
@@ -32,12 +33,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sockios.h>
+#include <linux/sock_diag.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -65,7 +65,7 @@
 #define TCP_DISCARD_MAX		(8 << 20)
 #define TCP_WND_CHECK_MIN_MS	1
 #define TCP_WND_CHECK_MAX_MS	50
-#define TCP_SNDBUF_OVERHEAD_DIV	16	/* truesize over payload, at most */
+#define TCP_SNDBUF_OVERHEAD_DIV	16	/* overhead of new data, at most */
 
 static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 	__attribute__((aligned(8)));
@@ -208,7 +208,7 @@ static void tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn,
 enum tcp_sndbuf_fill {
 	SNDBUF_ROOMY,	/* at least half of it free */
 	SNDBUF_LOW,	/* less than half free, but still writable */
-	SNDBUF_FULL,	/* not writable: poll() waits for two thirds free */
+	SNDBUF_FULL,	/* not writable: poll() waits for a third free */
 };
 
 /**
@@ -216,38 +216,44 @@ enum tcp_sndbuf_fill {
  * @conn:	connection
  * @fill:	how full the socket is
  *
- * SO_SNDBUF limits sk_wmem_queued, which counts buffer overhead (truesize)
- * too, while SIOCOUTQ counts payload only: the kernel splits queued buffers
- * as it transmits, and the overhead grows (about 1% of SO_SNDBUF measured
- * with iperf3 over veth). Promising the guest that room makes send() take
- * less than the guest sent, the rest of its burst then arrives out of
- * sequence, and the guest waits for its RTO: keep 1/16 of the buffer in
- * reserve. Less than min(MSS, buffer/2) is no window (RFC 1122, 4.2.3.3),
- * and neither is what the window scale would round down below it.
+ * SO_SNDBUF limits sk_wmem_queued, which counts the buffers' overhead
+ * (truesize) too. SO_MEMINFO gives both, so the room is exact, whatever
+ * the overhead of what is queued: payload counts (SIOCOUTQ) were not, when
+ * the kernel split queued buffers after losses (at 170 ms, send() took
+ * 62544 bytes of the 64512 a window of 84736 had let in). New data costs
+ * overhead too, about 1/16 at the smallest buffers the kernel builds for a
+ * paced flow: keep that in reserve. Promising more makes send() take less
+ * than the guest sent, the rest of its burst then arrives out of sequence,
+ * and the guest has to retransmit. Less than min(MSS, buffer/2) is no
+ * window (RFC 1122, 4.2.3.3), and neither is what the window scale would
+ * round down below it.
  *
  * Return: window in bytes, already clamped to what we can advertise
  */
 static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn,
 				    enum tcp_sndbuf_fill *fill)
 {
-	int sndbuf, outq, usable;
-	socklen_t sl = sizeof(sndbuf);
-	uint32_t wnd, max = 0xffffU << conn->ws_to_tap;
+	uint32_t mem[SK_MEMINFO_VARS], sndbuf, queued, room, wnd;
+	uint32_t max = 0xffffU << conn->ws_to_tap;
+	socklen_t sl = sizeof(mem);
 
 	*fill = SNDBUF_ROOMY;
-	if (getsockopt(conn->sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) ||
-	    ioctl(conn->sock, SIOCOUTQ, &outq))
+	if (getsockopt(conn->sock, SOL_SOCKET, SO_MEMINFO, mem, &sl) ||
+	    sl < sizeof(mem))
 		return conn->wnd_to_tap;
 
-	usable = sndbuf - sndbuf / TCP_SNDBUF_OVERHEAD_DIV;
-	wnd = usable > outq ? (uint32_t)(usable - outq) : 0;
-	if (outq > sndbuf / 3 * 2)
+	sndbuf = mem[SK_MEMINFO_SNDBUF];
+	queued = mem[SK_MEMINFO_WMEM_QUEUED];
+	room = queued < sndbuf ? sndbuf - queued : 0;
+	/* As sk_stream_is_writeable(): the room is half of what is queued */
+	if (room < queued / 2)
 		*fill = SNDBUF_FULL;
-	else if (wnd < (uint32_t)usable / 2)
+	else if (room < sndbuf / 2)
 		*fill = SNDBUF_LOW;
 
+	wnd = room - room / TCP_SNDBUF_OVERHEAD_DIV;
 	wnd = MIN(wnd, max) >> conn->ws_to_tap << conn->ws_to_tap;
-	if (wnd < MIN((uint32_t)conn->mss_to_tap, (uint32_t)usable / 2))
+	if (wnd < MIN((uint32_t)conn->mss_to_tap, sndbuf / 2))
 		return 0;
 	return wnd;
 }
