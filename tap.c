@@ -88,7 +88,7 @@ const char *const pkt_drop_names[DROP_REASONS] = {
 	[DROP_FLOW_TABLE_FULL]	= "flow_table_full",
 };
 
-static uint64_t tap_frames_in, tap_frames_out, tap_send_errors;
+static uint64_t tap_frames_in, tap_frames_out, tap_send_errors, tap_wakeups;
 
 /**
  * pkt_drop() - account for a frame from the guest that we discard
@@ -529,6 +529,7 @@ static void tap_handler_passt(struct ctx *c, uint32_t events)
  */
 void tap_handler(struct ctx *c, uint32_t events)
 {
+	tap_wakeups++;
 	if (c->mode == MODE_PASST) {
 		tap_handler_passt(c, events);
 		return;
@@ -675,8 +676,10 @@ void tap_stats(const struct ctx *c)
 	int i;
 
 	(void)c;
-	info("tap: frames in %llu, out %llu, send errors %llu",
+	info("tap: frames in %llu (in %llu wake-ups), out %llu, "
+	     "send errors %llu",
 	     (unsigned long long)tap_frames_in,
+	     (unsigned long long)tap_wakeups,
 	     (unsigned long long)tap_frames_out,
 	     (unsigned long long)tap_send_errors);
 	for (i = 0; i < DROP_REASONS; i++) {
