@@ -4,8 +4,11 @@
  * Theory of operation: pasta reads frames from a tap device, one frame per
  * read(), as many as are queued (up to TAP_BATCH) per wake-up; each is checked
  * and dispatched at once, and the protocol handlers defer their ACKs to the
- * end of the batch (tap_batch_end hook in passt.c), so that a burst of
- * segments costs one ACK. Every header is read through a struct pkt_view and
+ * end of the batch (tcp_batch_end() in passt.c), so that a burst of segments
+ * costs one ACK. Frames are read into TAP_RX_SLOTS buffers in turn, and TCP
+ * queues in-sequence payload there, to write a run of segments with one
+ * sendmsg() when the slots run out or the batch ends (tcp_tx_flush()).
+ * Every header is read through a struct pkt_view and
  * checked once, completely (IHL against total length against frame length,
  * header checksum), then trusted by the L4 handlers. Whatever fails a check
  * is dropped through pkt_drop() with a reason.
@@ -62,7 +65,12 @@
 #define TAP_SOCK_PATH_FMT	"/tmp/passt_%d.socket"
 #define TAP_SOCK_PATH_MAX_N	64
 
-static uint8_t tap_rx[FRAME_BUF_SIZE] __attribute__((aligned(8)));
+/* Frames from the guest stay here until the batch's TCP payload is written
+ * to the sockets (tcp_tx_flush()): one sendmsg() per run of segments
+ */
+static uint8_t tap_rx[TAP_RX_SLOTS][ROUND_UP(FRAME_BUF_SIZE, 8)]
+	__attribute__((aligned(8)));
+static unsigned int tap_rx_used;
 static uint8_t tap_stream[(TAP_FRAME_MAX + sizeof(uint32_t)) * 4];
 static size_t tap_stream_len;
 
@@ -419,21 +427,48 @@ void tap_send(struct ctx *c, const uint8_t *buf, size_t l4_len)
 }
 
 /**
+ * tap_rx_slot() - a free frame buffer, flushing queued TCP payload if none
+ * @c:		execution context
+ *
+ * Return: buffer, FRAME_PAD bytes before the frame, FRAME_BUF_SIZE long
+ */
+static uint8_t *tap_rx_slot(struct ctx *c)
+{
+	if (tap_rx_used == TAP_RX_SLOTS) {
+		tcp_tx_flush(c);
+		tap_rx_used = 0;
+	}
+	return tap_rx[tap_rx_used++];
+}
+
+/**
+ * tap_rx_done() - the batch is handled: write queued TCP payload out
+ * @c:		execution context
+ */
+static void tap_rx_done(struct ctx *c)
+{
+	tcp_tx_flush(c);
+	tap_rx_used = 0;
+}
+
+/**
  * tap_handler_pasta() - read and handle queued frames from the tap device
  * @c:		execution context
  */
 static void tap_handler_pasta(struct ctx *c)
 {
 	struct virtio_net_hdr vh;
-	struct iovec iov[2] = {
-		{ &vh, sizeof(vh) },
-		{ tap_rx + FRAME_PAD, sizeof(tap_rx) - FRAME_PAD },
-	};
+	struct iovec iov[2] = { { &vh, sizeof(vh) } };
 	int i;
 
 	for (i = 0; i < TAP_BATCH; i++) {
 		size_t hlen = c->tap_vnet_hdr ? sizeof(vh) : 0;
-		ssize_t n = readv(c->fd_tap, iov + !hlen, 1 + !!hlen);
+		uint8_t *buf = tap_rx_slot(c);
+		ssize_t n;
+
+		iov[1] = (struct iovec){ buf + FRAME_PAD,
+					 FRAME_BUF_SIZE - FRAME_PAD };
+		n = readv(c->fd_tap, iov + !hlen, 1 + !!hlen);
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
@@ -449,7 +484,7 @@ static void tap_handler_pasta(struct ctx *c)
 			pkt_drop(DROP_TAP_GSO);
 			continue;
 		}
-		tap_input(c, tap_rx + FRAME_PAD, n - hlen);
+		tap_input(c, buf + FRAME_PAD, n - hlen);
 	}
 }
 
@@ -465,6 +500,7 @@ static int tap_stream_frames(struct ctx *c)
 	size_t off = 0;
 
 	while (tap_stream_len - off >= sizeof(uint32_t)) {
+		uint8_t *buf;
 		uint32_t len;
 
 		memcpy(&len, tap_stream + off, sizeof(len));
@@ -477,9 +513,9 @@ static int tap_stream_frames(struct ctx *c)
 		if (tap_stream_len - off - sizeof(len) < len)
 			break;
 		/* Copy to an aligned buffer: headers are read as structs */
-		memcpy(tap_rx + FRAME_PAD, tap_stream + off + sizeof(len),
-		       len);
-		tap_input(c, tap_rx + FRAME_PAD, len);
+		buf = tap_rx_slot(c);
+		memcpy(buf + FRAME_PAD, tap_stream + off + sizeof(len), len);
+		tap_input(c, buf + FRAME_PAD, len);
 		off += sizeof(len) + len;
 		if (c->fd_tap < 0)
 			return 0;
@@ -532,14 +568,13 @@ void tap_handler(struct ctx *c, uint32_t events)
 	tap_wakeups++;
 	if (c->mode == MODE_PASST) {
 		tap_handler_passt(c, events);
-		return;
-	}
-	if (events & (EPOLLHUP | EPOLLERR)) {
+	} else if (events & (EPOLLHUP | EPOLLERR)) {
 		err("tap device closed");
 		c->quit = true;
-		return;
+	} else {
+		tap_handler_pasta(c);
 	}
-	tap_handler_pasta(c);
+	tap_rx_done(c);
 }
 
 /**

@@ -20,6 +20,7 @@ struct ctx;
 #define FRAME_IP4_OFF		(FRAME_ETH_OFF + 14)
 #define FRAME_L4_OFF		(FRAME_IP4_OFF + 20)
 #define FRAME_BUF_SIZE		(FRAME_PAD + 65536)
+#define TAP_RX_SLOTS		32	/* frames whose payload can wait */
 
 void tap_init_passt(struct ctx *c);
 void tap_guest_attach(struct ctx *c, int fd);

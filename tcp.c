@@ -71,6 +71,16 @@ static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 	__attribute__((aligned(8)));
 static int tcp_touched[TCP_TOUCHED_MAX];
 static unsigned int tcp_touched_n;
+
+/* In-sequence payload from the guest, still in the tap's frame buffers, for
+ * one connection at a time: written with one sendmsg() by tcp_tx_flush()
+ */
+static struct {
+	int idx;		/* flow index, -1 if nothing is queued */
+	unsigned int n;		/* segments */
+	size_t len;		/* bytes */
+	struct iovec iov[TAP_RX_SLOTS];
+} tcp_tx = { .idx = -1 };
 static int64_t tcp_deadline = INT64_MAX;
 
 /* TCP sockets have SO_PEEK_OFF since Linux 6.10: without it, in-flight data
@@ -894,6 +904,99 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_seq_queued() - next sequence number from the guest, counting queued data
+ * @conn:	connection
+ *
+ * Return: @seq_from_tap, plus what tcp_tx holds for @conn
+ */
+static uint32_t tcp_seq_queued(const struct tcp_conn *conn)
+{
+	if (tcp_tx.idx != tcp_idx(conn))
+		return conn->seq_from_tap;
+	return conn->seq_from_tap + (uint32_t)tcp_tx.len;
+}
+
+/**
+ * tcp_tx_refused() - the socket took less than the queued segments
+ * @c:		execution context
+ * @conn:	connection
+ * @segs:	segments not taken completely
+ *
+ * Nothing is lost: what was not taken is not acknowledged, and the guest
+ * resends it. Unbatched, each of those segments after the first would have
+ * come out of sequence and drawn a duplicate ACK: send as many, so that the
+ * guest retransmits at once rather than on its RTO. EPOLLOUT brings the
+ * window update.
+ */
+static void tcp_tx_refused(struct ctx *c, struct tcp_conn *conn,
+			   unsigned int segs)
+{
+	conn->pending |= TCP_WANT_EPOLLOUT;
+	tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
+	tcp_send_ctl(c, conn, TH_ACK);
+	while (--segs)
+		tcp_send_dup_ack(c, conn);
+}
+
+/**
+ * tcp_tx_flush() - write the queued guest payload to its socket
+ * @c:		execution context
+ *
+ * Called when the tap's frame buffers are about to be reused, when the batch
+ * ends, and before anything that needs the socket up to date.
+ */
+void tcp_tx_flush(struct ctx *c)
+{
+	struct msghdr mh = { .msg_iov = tcp_tx.iov, .msg_iovlen = tcp_tx.n };
+	struct tcp_conn *conn;
+	size_t len = tcp_tx.len;
+	unsigned int i;
+	ssize_t n;
+
+	if (tcp_tx.idx < 0)
+		return;
+	conn = &flowtab[tcp_tx.idx].tcp;
+	tcp_tx.idx = -1;
+	tcp_tx.n = tcp_tx.len = 0;
+	if (conn->f.type != FLOW_TCP || conn->f.closing)
+		return;
+
+	n = sendmsg(conn->sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			tcp_rst(c, conn);
+			return;
+		}
+		n = 0;
+	}
+	conn->seq_from_tap += n;
+	conn->bytes_from_tap += n;
+	if ((size_t)n == len)
+		return;
+	for (i = 0; (size_t)n >= mh.msg_iov[i].iov_len; i++)
+		n -= mh.msg_iov[i].iov_len;
+	tcp_tx_refused(c, conn, mh.msg_iovlen - i);
+}
+
+/**
+ * tcp_tx_queue() - queue in-sequence payload from the guest for the socket
+ * @c:		execution context
+ * @conn:	connection
+ * @data:	payload, in a tap frame buffer
+ * @len:	payload length
+ */
+static void tcp_tx_queue(struct ctx *c, struct tcp_conn *conn,
+			 const uint8_t *data, size_t len)
+{
+	if ((tcp_tx.idx >= 0 && tcp_tx.idx != tcp_idx(conn)) ||
+	    tcp_tx.n == TAP_RX_SLOTS)
+		tcp_tx_flush(c);
+	tcp_tx.idx = tcp_idx(conn);
+	tcp_tx.iov[tcp_tx.n++] = (struct iovec){ (void *)data, len };
+	tcp_tx.len += len;
+}
+
+/**
  * tcp_data_from_tap() - write the guest's in-sequence payload to the socket
  * @c:		execution context
  * @conn:	connection
@@ -902,13 +1005,12 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 			      const struct tcp_seg *seg)
 {
+	uint32_t skip, len = seg->data.len, next = tcp_seq_queued(conn);
 	bool fin = seg->th->fin;
-	uint32_t skip, len = seg->data.len;
-	ssize_t n = 0;
 
 	if (!len && !fin) {
 		/* Keep-alive or zero window probe: answer with our window */
-		if (SEQ_LT(seg->seq, conn->seq_from_tap))
+		if (SEQ_LT(seg->seq, next))
 			tcp_touch(c, conn, TCP_ACK_NOW);
 		return;
 	}
@@ -916,43 +1018,32 @@ static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 		tcp_touch(c, conn, TCP_ACK_NOW);
 		return;
 	}
-	if (SEQ_GT(seg->seq, conn->seq_from_tap)) {
+	if (SEQ_GT(seg->seq, next)) {
 		/* A gap: drop, and send a duplicate ACK at once, with the
 		 * window unchanged so that it counts as one: three make the
 		 * guest retransmit the missing data (RFC 5681, 3.2 and 4.2).
 		 */
 		pkt_drop(DROP_TCP_SEQ);
-		tcp_send_dup_ack(c, conn);
+		tcp_tx_flush(c);
+		if (!conn->f.closing)
+			tcp_send_dup_ack(c, conn);
 		return;
 	}
-	skip = conn->seq_from_tap - seg->seq;
+	skip = next - seg->seq;
 	if (skip > len || (skip == len && !fin)) {
 		tcp_touch(c, conn, TCP_ACK_NOW);	/* old duplicate */
 		return;
 	}
 
-	if (len - skip) {
-		n = send(conn->sock, seg->data.data + skip, len - skip,
-			 MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				tcp_rst(c, conn);
-				return;
-			}
-			n = 0;
-		}
-		conn->seq_from_tap += n;
-		conn->bytes_from_tap += n;
-		if ((size_t)n < len - skip) {
-			/* Not lost: unacknowledged, the guest resends it */
-			conn->pending |= TCP_WANT_EPOLLOUT;
-			tcp_epoll_set(c, conn, conn->epoll_events | EPOLLOUT);
-			tcp_touch(c, conn, TCP_ACK_NOW);
-			return;
-		}
-	}
+	if (len - skip)
+		tcp_tx_queue(c, conn, seg->data.data + skip, len - skip);
 
 	if (fin) {
+		tcp_tx_flush(c);
+		if (conn->f.closing)
+			return;
+		if (conn->seq_from_tap != seg->seq + len)
+			return;		/* refused: the guest resends, FIN too */
 		conn->seq_from_tap++;
 		tcp_close_set(conn, TCP_TAP_EOF);
 		if (!shutdown(conn->sock, SHUT_WR))
@@ -1264,6 +1355,8 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 void tcp_batch_end(struct ctx *c)
 {
 	unsigned int i;
+
+	tcp_tx_flush(c);
 
 	for (i = 0; i < tcp_touched_n; i++) {
 		struct tcp_conn *conn = &flowtab[tcp_touched[i]].tcp;
