@@ -62,6 +62,7 @@ bench: setup all test/delayline
 	test/bench.sh
 	test/guest/build.sh
 	BENCH_PASST_OUT=doc/benchmarks-passt.md test/bench-passt.sh
+	BENCH_SLOW_OUT=doc/benchmarks-slowreader.md test/bench-slowreader.sh
 
 bench-quick: setup all test/delayline
 	test/bench.sh --quick

@@ -43,7 +43,7 @@ bg_r sink "$PY" "$TESTDIR/slowsink.py" --bind "$SRV_ADDR" --port "$SINK" \
 wait_file "$WORK/sink.pid" 10 || diag "slow sink did not start"
 pasta_run slow 120 -- "$PY" "$TESTDIR/slowsink.py" --send "$WORK/u/up.bin" \
 	--to "$SRV_ADDR" --port "$SINK" --timeout 100
-read -r got_sha got_len rest_s < "$WORK/slow.out"
+read -r got_sha got_len rest_s _ < "$WORK/slow.out"
 is "$got_sha $got_len" "$want $((64 << 20))" \
 	"a receiver pausing 5 s loses nothing" || diag_file "$WORK/slow.err"
 diag "after the pause, the remaining 60 MiB took ${rest_s:-?} s"
