@@ -6,21 +6,23 @@ Server: accepts one connection, reads --first bytes, stops reading for
 --pause seconds (the sender's buffers fill up and its window closes), then
 reads to the end of the stream and answers with the sha256 of everything
 it got, the seconds the rest took after the pause, and the seconds after
-the pause at which a 100 ms interval first reached --full-mbit ("-" if
-none did, or without --full-mbit).
+the pause until the first byte beyond what had queued up during it ("-"
+if none came).
 
 Client (--send FILE): sends FILE, half-closes, prints the server's answer.
 
-Usage: slowsink.py --bind ADDR --port P [--first N] [--pause S]
-                   [--full-mbit M] [--pidfile F]
+Usage: slowsink.py --bind ADDR --port P [--first N] [--pause S] [--pidfile F]
        slowsink.py --send FILE --to ADDR --port P [--timeout S]
 """
 
 import argparse
+import fcntl
 import hashlib
 import os
 import socket
+import struct
 import sys
+import termios
 import time
 
 
@@ -45,25 +47,30 @@ def serve(args):
         h.update(b)
         got += len(b)
     time.sleep(args.pause)
-    start = tick = time.monotonic()
-    tick_bytes = 0
-    full = None
-    while True:
-        b = s.recv(1 << 16)
+    start = time.monotonic()
+    # What queued up during the pause is there at once: resuming means
+    # data beyond it
+    backlog = struct.unpack("i", fcntl.ioctl(s, termios.FIONREAD,
+                                             b"\0" * 4))[0]
+    while backlog > 0:
+        b = s.recv(min(1 << 16, backlog))
         if not b:
             break
         h.update(b)
         got += len(b)
-        tick_bytes += len(b)
-        now = time.monotonic()
-        if now - tick >= 0.1:
-            mbit = tick_bytes * 8 / (now - tick) / 1e6
-            if full is None and args.full_mbit and mbit >= args.full_mbit:
-                full = "%.3f" % (tick - start)
-            tick, tick_bytes = now, 0
+        backlog -= len(b)
+    resumed = None
+    while True:
+        b = s.recv(1 << 16)
+        if not b:
+            break
+        if resumed is None:
+            resumed = "%.3f" % (time.monotonic() - start)
+        h.update(b)
+        got += len(b)
     s.sendall(("%s %d %.3f %s\n" % (h.hexdigest(), got,
                                     time.monotonic() - start,
-                                    full or "-")).encode())
+                                    resumed or "-")).encode())
     s.close()
 
 
@@ -85,7 +92,6 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--first", type=int, default=4 << 20)
     p.add_argument("--pause", type=float, default=5.0)
-    p.add_argument("--full-mbit", type=float, default=0.0)
     p.add_argument("--pidfile")
     p.add_argument("--send")
     p.add_argument("--to")
