@@ -28,6 +28,9 @@ enum tcp_phase {
 #define TCP_ACK_NOW		(1U << 1)	/* ACK guest even if unchanged */
 #define TCP_WANT_EPOLLOUT	(1U << 2)	/* window update on EPOLLOUT */
 #define TCP_SOCK_RDHUP		(1U << 3)	/* EPOLLRDHUP seen: peer's FIN */
+#define TCP_DATA_DUE		(1U << 4)	/* send data at end of batch */
+/* Bits that put a connection on the end-of-batch list */
+#define TCP_BATCH_BITS		(TCP_ACK_DUE | TCP_ACK_NOW | TCP_DATA_DUE)
 
 /**
  * struct tcp_conn - one guest TCP connection mapped onto a host socket
@@ -52,6 +55,7 @@ enum tcp_phase {
  * @wnd_check_at:	when to look again whether the socket drained enough
  *			for a window update (ms), 0 if not armed
  * @epoll_events:	events currently registered for @sock
+ * @discard:		bytes the guest acknowledged, still in the socket
  * @bytes_from_tap:	payload bytes written to the socket
  * @bytes_to_tap:	payload bytes acknowledged by the guest
  * @retrans:		segments retransmitted to the guest
@@ -77,6 +81,7 @@ struct tcp_conn {
 	int64_t rto_at;
 	int64_t wnd_check_at;
 	uint32_t epoll_events;
+	uint32_t discard;
 	uint64_t bytes_from_tap;
 	uint64_t bytes_to_tap;
 	uint64_t retrans;
