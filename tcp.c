@@ -28,7 +28,10 @@
  *
  * Each connection has one phase (enum tcp_phase, changed by tcp_phase_set()),
  * closing-progress bits (@close) and pending-work bits (@pending), see
- * tcp_conn.h. ACKs to the guest are deferred to the end of the event batch.
+ * tcp_conn.h. Work is batched per event batch: the guest's in-sequence
+ * payload is queued (tcp_tx) and written with one sendmsg() per run of
+ * segments; ACKs to the guest, the discard of what the guest acknowledged
+ * and the look for more data to send it wait for the batch's end.
  */
 
 #include <errno.h>
