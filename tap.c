@@ -8,10 +8,10 @@
  * costs one ACK. Frames are read into TAP_RX_SLOTS buffers in turn, and TCP
  * queues in-sequence payload there, to write a run of segments with one
  * sendmsg() when the slots run out or the batch ends (tcp_tx_flush()).
- * Every header is read through a struct pkt_view and
- * checked once, completely (IHL against total length against frame length,
- * header checksum), then trusted by the L4 handlers. Whatever fails a check
- * is dropped through pkt_drop() with a reason.
+ * Every header is read through a struct pkt_view and checked once,
+ * completely (IHL against total length against frame length, header
+ * checksum), then trusted by the L4 handlers. Whatever fails a check is
+ * dropped through pkt_drop() with a reason.
  *
  * Output: callers build frames in their own buffers at FRAME_PAD offset, with
  * tap_ip4_hdr_fill() for the L2 and L3 headers, and hand them to tap_send().
