@@ -49,7 +49,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "checksum.h"
 #include "dhcp.h"
 #include "log.h"
 #include "passt.h"

@@ -45,7 +45,6 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "checksum.h"
 #include "flow.h"
 #include "flow_table.h"
 #include "log.h"

@@ -19,7 +19,6 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "checksum.h"
 #include "dhcp.h"
 #include "flow.h"
 #include "flow_table.h"
