@@ -14,7 +14,9 @@
  * dropped through pkt_drop() with a reason.
  *
  * Output: callers build frames in their own buffers at FRAME_PAD offset, with
- * tap_ip4_hdr_fill() for the L2 and L3 headers, and hand them to tap_send().
+ * tap_ip4_hdr_fill() for the L2 and L3 headers, and hand them to tap_send(),
+ * or a run of them to tap_send_frames(): a passt guest then gets the run
+ * with one sendmsg(), so QEMU wakes up once for it.
  *
  * Checksums: pasta's tap device carries a virtio-net header in front of each
  * frame, with checksum offload on. The guest then hands us TCP and UDP
@@ -239,52 +241,82 @@ uint8_t *tap_ip4_hdr_fill(const struct ctx *c, uint8_t *buf,
 }
 
 /**
- * tap_send_stream() - write one length-prefixed frame to the guest's socket
+ * tap_stream_finish() - write the rest of a frame the socket took part of
  * @c:		execution context
- * @eth:	frame
- * @len:	frame length
+ * @iov:	the frame's length prefix and the frame, as given to sendmsg()
+ * @done:	bytes of the two that the socket took
  *
- * A frame is never cut: if the socket takes part of it, we wait (bounded)
- * for room for the rest, or the stream would be out of step. If it takes
- * nothing, the frame is dropped, like a full tap queue.
+ * A frame is never cut, or the stream would be out of step: wait (bounded)
+ * for room for the rest.
  *
- * Return: 0 on success or drop, -1 if the guest must be disconnected
+ * Return: 0 on success, -1 if the guest must be disconnected
  */
-static int tap_send_stream(struct ctx *c, const uint8_t *eth, size_t len)
+static int tap_stream_finish(struct ctx *c, const struct iovec *iov,
+			     size_t done)
 {
-	uint32_t prefix = htonl(len);
-	struct iovec iov[2] = {
-		{ &prefix, sizeof(prefix) }, { (void *)eth, len },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	size_t total = sizeof(prefix) + len, done;
-	ssize_t n;
+	size_t total = iov[0].iov_len + iov[1].iov_len;
 
-	n = sendmsg(c->fd_tap, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n < 0)
-		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 1 : -1;
-
-	for (done = n; done < total; done += n) {
+	while (done < total) {
 		struct pollfd pfd = { .fd = c->fd_tap, .events = POLLOUT };
-		const uint8_t *p;
-		size_t left;
+		bool in_prefix = done < iov[0].iov_len;
+		const struct iovec *v = &iov[!in_prefix];
+		size_t off = in_prefix ? done : done - iov[0].iov_len;
+		ssize_t n;
 
-		if (done < sizeof(prefix)) {
-			p = (const uint8_t *)&prefix + done;
-			left = sizeof(prefix) - done;
-		} else {
-			p = eth + done - sizeof(prefix);
-			left = total - done;
-		}
 		if (poll(&pfd, 1, TAP_STREAM_WAIT_MS) <= 0)
 			return -1;
-		n = send(c->fd_tap, p, left, MSG_DONTWAIT | MSG_NOSIGNAL);
+		n = send(c->fd_tap, (const uint8_t *)v->iov_base + off,
+			 v->iov_len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			return -1;
-		if (n < 0)
-			n = 0;
+		if (n > 0)
+			done += n;
 	}
 	return 0;
+}
+
+/**
+ * tap_send_stream() - write length-prefixed frames to the guest's socket
+ * @c:		execution context
+ * @frames:	frames, from the destination MAC address on
+ * @n:		number of frames, at most TAP_SEND_BATCH
+ *
+ * One sendmsg() for all of them: one wake-up for QEMU, however many frames.
+ * What the socket doesn't take is dropped, like a full tap queue, except the
+ * rest of a frame it took part of.
+ *
+ * Return: frames written, -1 if the guest must be disconnected
+ */
+static int tap_send_stream(struct ctx *c, const struct iovec *frames,
+			   unsigned int n)
+{
+	struct iovec iov[TAP_SEND_BATCH * 2];
+	uint32_t prefix[TAP_SEND_BATCH];
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n * 2 };
+	unsigned int i;
+	ssize_t left;
+
+	for (i = 0; i < n; i++) {
+		prefix[i] = htonl(frames[i].iov_len);
+		iov[i * 2] = (struct iovec){ &prefix[i], sizeof(prefix[i]) };
+		iov[i * 2 + 1] = frames[i];
+	}
+	left = sendmsg(c->fd_tap, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (left < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+
+	for (i = 0; i < n; i++) {
+		size_t len = sizeof(prefix[i]) + frames[i].iov_len;
+
+		if ((size_t)left < len)
+			break;
+		left -= len;
+	}
+	if (!left)
+		return i;
+	if (tap_stream_finish(c, &iov[i * 2], left))
+		return -1;
+	return i + 1;
 }
 
 /**
@@ -379,39 +411,58 @@ static ssize_t tap_write_vnet(const struct ctx *c, const uint8_t *eth,
 }
 
 /**
- * tap_send_raw() - send one complete Ethernet frame to the guest
+ * tap_send_frames() - send complete Ethernet frames to the guest, in order
  * @c:		execution context
- * @eth:	frame, from the destination MAC address on
- * @len:	frame length
+ * @frames:	frames, from the destination MAC address on
+ * @n:		number of frames, at most TAP_SEND_BATCH
  *
- * A full tap queue drops the frame, like a lossy link: TCP recovers.
+ * A full tap queue drops frames, like a lossy link: TCP recovers.
  */
-void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
+void tap_send_frames(struct ctx *c, const struct iovec *frames,
+		     unsigned int n)
 {
-	int ret;
+	unsigned int i, sent = 0;
 
 	if (c->fd_tap < 0)
 		return;
 
-	pcap_frame(eth, len);
+	for (i = 0; i < n; i++)
+		pcap_frame(frames[i].iov_base, frames[i].iov_len);
+
 	if (c->mode == MODE_PASST) {
-		ret = tap_send_stream(c, eth, len);
+		int ret = tap_send_stream(c, frames, n);
+
 		if (ret < 0) {
 			err("guest socket write: %s", strerror(errno));
 			tap_guest_gone(c);
 			return;
 		}
-		if (ret > 0) {
-			tap_send_errors++;
-			return;
+		sent = ret;
+	} else {
+		for (i = 0; i < n; i++) {
+			if (tap_write_vnet(c, frames[i].iov_base,
+					   frames[i].iov_len) >= 0)
+				sent++;
+			else if (errno != EAGAIN && errno != ENOBUFS)
+				err_ratelimit("tap write: %s",
+					      strerror(errno));
 		}
-	} else if (tap_write_vnet(c, eth, len) < 0) {
-		tap_send_errors++;
-		if (errno != EAGAIN && errno != ENOBUFS)
-			err_ratelimit("tap write: %s", strerror(errno));
-		return;
 	}
-	tap_frames_out++;
+	tap_frames_out += sent;
+	tap_send_errors += n - sent;
+}
+
+/**
+ * tap_send_raw() - send one complete Ethernet frame to the guest
+ * @c:		execution context
+ * @eth:	frame, from the destination MAC address on
+ * @len:	frame length
+ */
+void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
+{
+	struct iovec frame = { (void *)eth, len };
+
+	tap_send_frames(c, &frame, 1);
 }
 
 /**
@@ -422,8 +473,9 @@ void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
  */
 void tap_send(struct ctx *c, const uint8_t *buf, size_t l4_len)
 {
-	tap_send_raw(c, buf + FRAME_ETH_OFF,
-		     FRAME_L4_OFF - FRAME_ETH_OFF + l4_len);
+	struct iovec frame = tap_frame(buf, l4_len);
+
+	tap_send_frames(c, &frame, 1);
 }
 
 /**

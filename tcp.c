@@ -52,7 +52,7 @@
 #include "tap.h"
 #include "tcp.h"
 
-#define TCP_FRAMES		32	/* data frames per recvmsg() */
+#define TCP_FRAMES		TAP_SEND_BATCH	/* data frames per recvmsg() */
 #define TCP_RCVWND_START	(1 << 20)	/* see tcp_rcvbuf_open() */
 #define TCP_FRAME_STRIDE	ROUND_UP(FRAME_BUF_SIZE, 8)
 #define TCP_HDR_LEN		20
@@ -591,16 +591,17 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 
 		for (i = 0; sent < (size_t)n; i++) {
 			size_t len = MIN((size_t)n - sent, iov[i].iov_len);
+			uint8_t flags = TH_ACK | (sent + len == (size_t)n ?
+						  TH_PUSH : 0);
 
 			conn->seq_to_tap += len;
-			tap_send(c, tcp_frames[i],
-				 tcp_hdr_fill(c, conn, tcp_frames[i],
-					      conn->seq_to_tap - len,
-					      TH_ACK | (sent + len == (size_t)n ?
-							TH_PUSH : 0),
-					      0, len));
+			iov[i] = tap_frame(tcp_frames[i],
+					   tcp_hdr_fill(c, conn, tcp_frames[i],
+							conn->seq_to_tap - len,
+							flags, 0, len));
 			sent += len;
 		}
+		tap_send_frames(c, iov, i);
 		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
 		if (!conn->rto_at)
 			tcp_rto_arm(c, conn);
