@@ -57,6 +57,7 @@ static void test_checksum(void)
 {
 	static const uint8_t rfc1071[] = { 0x00, 0x01, 0xf2, 0x03,
 					   0xf4, 0xf5, 0xf6, 0xf7 };
+	static uint8_t big[65536];
 	uint8_t buf[300];
 	uint16_t r;
 	int len, off, bad = 0;
@@ -78,6 +79,23 @@ static void test_checksum(void)
 		}
 	}
 	ok(!bad, "checksum matches the reference for lengths 0-259, offsets 0-3");
+
+	/* Lanes near their largest sums; an initial sum that carries when
+	 * folded (0xffffffff: zero, in one's complement)
+	 */
+	memset(big, 0xff, sizeof(big));
+	for (len = 65519, bad = 0; len <= 65521; len++) {
+		if (ntohs(csum(big + 1, len, 0)) != csum_ref(big + 1, len))
+			bad++;
+	}
+	for (len = 0; len < (int)sizeof(big); len++)
+		big[len] = rand();
+	for (len = 65519; len <= 65521; len++) {
+		if (ntohs(csum(big + 1, len, 0xffffffff)) !=
+		    csum_ref(big + 1, len))
+			bad++;
+	}
+	ok(!bad, "checksum of 64 KiB: all 0xff; random, initial sum carrying");
 }
 
 /* Frame builder for tests: Ethernet + IPv4 + L4, valid unless broken later */
