@@ -67,6 +67,7 @@
 #define TCP_DISCARD_MAX		(8 << 20)
 #define TCP_WND_CHECK_MIN_MS	1
 #define TCP_WND_CHECK_MAX_MS	50
+#define TCP_WND_CHECKS_PER_RTT	8	/* see tcp_wnd_check_arm() */
 #define TCP_SNDBUF_OVERHEAD_DIV	16	/* overhead of new data, at most */
 
 static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
@@ -284,10 +285,11 @@ static uint32_t tcp_wnd_from_sndbuf(const struct tcp_conn *conn,
  * @conn:	connection
  *
  * The socket drains as the peer acknowledges, within about one RTT: check
- * eight times per RTT (TCP_INFO), within [TCP_WND_CHECK_MIN_MS,
- * TCP_WND_CHECK_MAX_MS]. Where SO_SNDBUF limits the path, what drains
- * between two checks is missing from the pipe: every RTT/4 left it an
- * eighth short on average (0.90x the host at 50 ms, RTT/8: 1.0x).
+ * TCP_WND_CHECKS_PER_RTT times per RTT (TCP_INFO), within
+ * [TCP_WND_CHECK_MIN_MS, TCP_WND_CHECK_MAX_MS]. Where SO_SNDBUF limits
+ * the path, what drains between two checks is missing from the pipe: four
+ * checks per RTT left it an eighth short on average (0.90x the host at
+ * 50 ms), eight give 1.0x.
  */
 static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
 {
@@ -298,7 +300,7 @@ static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
 	if (conn->wnd_check_at)
 		return;
 	if (!getsockopt(conn->sock, IPPROTO_TCP, TCP_INFO, &ti, &sl))
-		ms = (int64_t)ti.tcpi_rtt / 8 / 1000;
+		ms = (int64_t)ti.tcpi_rtt / TCP_WND_CHECKS_PER_RTT / 1000;
 	ms = MAX(MIN(ms, TCP_WND_CHECK_MAX_MS), TCP_WND_CHECK_MIN_MS);
 	conn->wnd_check_at = c->now + ms;
 	if (conn->wnd_check_at < tcp_deadline)
