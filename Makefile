@@ -7,8 +7,8 @@ HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
-SRCS = arp.c checksum.c conf.c dhcp.c flow.c icmp.c log.c netlink.c passt.c \
-       pasta.c pcap.c tap.c tcp.c udp.c util.c
+SRCS = arp.c checksum.c conf.c dhcp.c flow.c icmp.c inany.c ip.c log.c netlink.c \
+       ndp.c passt.c pasta.c pcap.c pkt.c tap.c tcp.c udp.c util.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
 
@@ -32,8 +32,8 @@ test/san/pasta: test/san/passt
 test/unit: test/unit.c $(LIB_SRCS) $(HDRS)
 	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit.c $(LIB_SRCS)
 
-test/unit_netlink: test/unit_netlink.c netlink.c log.c util.c $(HDRS)
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_netlink.c netlink.c log.c util.c
+test/unit_netlink: test/unit_netlink.c netlink.c inany.c log.c util.c $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_netlink.c netlink.c inany.c log.c util.c
 
 test/delayline: test/delayline.c
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/delayline.c -lm

@@ -38,7 +38,7 @@ void arp_input(struct ctx *c, struct pkt_view v)
 		    sizeof(struct arp_body)] __attribute__((aligned(4)));
 	const struct arphdr *ah = pkt_pull(&v, sizeof(*ah));
 	const struct arp_body *req = pkt_pull(&v, sizeof(*req));
-	struct ethhdr *eh = (struct ethhdr *)(buf + FRAME_ETH_OFF);
+	struct ethhdr *eh = (struct ethhdr *)(buf + FRAME_PAD);
 	struct arphdr *rah = (struct arphdr *)(eh + 1);
 	struct arp_body *rep = (struct arp_body *)(rah + 1);
 
@@ -65,5 +65,5 @@ void arp_input(struct ctx *c, struct pkt_view v)
 	memcpy(rep->tha, req->sha, ETH_ALEN);
 	memcpy(rep->tip, req->sip, 4);
 
-	tap_send_raw(c, buf + FRAME_ETH_OFF, sizeof(buf) - FRAME_PAD);
+	tap_send_raw(c, buf + FRAME_PAD, sizeof(buf) - FRAME_PAD);
 }

@@ -109,3 +109,22 @@ uint32_t csum_pseudo4(struct in_addr src, struct in_addr dst, uint8_t proto,
 	sum += htons(l4_len);
 	return sum;
 }
+
+/**
+ * csum_pseudo6() - partial sum of the IPv6 pseudo-header (RFC 8200, 8.1)
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	upper-layer protocol number
+ * @l4_len:	upper-layer packet length, host order
+ *
+ * Return: 32-bit partial sum of network-order words
+ */
+uint32_t csum_pseudo6(const struct in6_addr *src, const struct in6_addr *dst,
+		      uint8_t proto, uint16_t l4_len)
+{
+	uint64_t sum = csum_partial(src, sizeof(*src), 0);
+
+	sum = csum_partial(dst, sizeof(*dst), (uint32_t)sum);
+	sum += htons(proto) + htons(l4_len);
+	return (uint32_t)((sum & 0xffffffff) + (sum >> 32));
+}

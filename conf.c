@@ -18,6 +18,7 @@
 #include "conf.h"
 #include "dhcp.h"
 #include "log.h"
+#include "ip.h"
 #include "netlink.h"
 #include "passt.h"
 
@@ -30,8 +31,9 @@ enum {
 	OPT_NO_DHCP,
 	OPT_NO_DHCP_DNS,
 	OPT_NO_DHCP_SEARCH,
-	OPT_IGNORED,
-	OPT_IGNORED_ARG,
+	OPT_NO_NDP,
+	OPT_NO_RA,
+	OPT_NO_DHCPV6,
 };
 
 static void usage(const char *name, FILE *f, int status)
@@ -44,9 +46,11 @@ static void usage(const char *name, FILE *f, int status)
 		"  -q, --quiet            errors and warnings only\n"
 		"  -P, --pid FILE         write our PID to FILE\n"
 		"  -p, --pcap FILE        capture frames to FILE (pcap)\n"
-		"  -a, --address ADDR     guest IPv4 address\n"
-		"  -n, --netmask PREFIX   prefix length or dotted netmask\n"
-		"  -g, --gateway ADDR     gateway address seen by the guest\n"
+		"  -4, --ipv4-only        IPv4 only: no IPv6 for the guest\n"
+		"  -6, --ipv6-only        IPv6 only: no IPv4 for the guest\n"
+		"  -a, --address ADDR     guest IPv4 or IPv6 address (one of each)\n"
+		"  -n, --netmask PREFIX   IPv4 prefix length or dotted netmask\n"
+		"  -g, --gateway ADDR     IPv4 or IPv6 gateway seen by the guest\n"
 		"  -m, --mtu MTU          MTU of the guest link (%d-%d, default %d)\n"
 		"  -t, --tcp-ports SPEC   forward TCP ports to the guest:\n"
 		"                         PORT[:TO], FIRST-LAST[:TOFIRST-TOLAST],\n"
@@ -54,6 +58,9 @@ static void usage(const char *name, FILE *f, int status)
 		"  -u, --udp-ports SPEC   same for UDP\n"
 		"  -T, -U SPEC            guest-to-host forwarding: only none\n"
 		"      --no-map-gw        don't map the gateway to the host's loopback\n"
+		"      --no-ndp           no neighbour or router advertisements\n"
+		"      --no-ra            no router advertisements\n"
+		"      --no-dhcpv6        no DHCPv6 server\n"
 		"pasta only:\n"
 		"      --config-net       configure the namespace's interface like the\n"
 		"                         host's default-route one\n"
@@ -64,11 +71,10 @@ static void usage(const char *name, FILE *f, int status)
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
 		"  -1, --one-off          quit when the guest disconnects\n"
-		"  -D, --dns ADDR         DNS server for DHCP (repeat; default: resolv.conf)\n"
+		"  -D, --dns ADDR         DNS server, IPv4 or IPv6, for DHCP, DHCPv6\n"
+		"                         and RAs (repeat; default: resolv.conf)\n"
 		"  -S, --search LIST      DNS search list for DHCP (default: resolv.conf)\n"
 		"      --no-dhcp-dns, --no-dhcp-search, --no-dhcp\n"
-		"Accepted and ignored: -4, --ipv4-only, --no-ndp,\n"
-		"  --no-dhcpv6, --no-ra, --quiet\n"
 		"      --version          print the version\n"
 		"      --help             this text\n",
 		name, MTU_MIN, MTU_MAX, MTU_DEFAULT);
@@ -160,10 +166,23 @@ int conf_ports(const char *spec, uint16_t *to)
 	return 0;
 }
 
-static void conf_addr4(const char *opt, const char *s, struct in_addr *a)
+/**
+ * conf_addr() - parse an IPv4 or IPv6 address into the field of its family
+ * @opt:	option name, for the error message
+ * @s:		address
+ * @a4:		IPv4 address, set if @s is one
+ * @a6:		IPv6 address, set if @s is one
+ *
+ * Return: AF_INET or AF_INET6, whichever was set
+ */
+static int conf_addr(const char *opt, const char *s, struct in_addr *a4,
+		     struct in6_addr *a6)
 {
-	if (inet_pton(AF_INET, s, a) != 1)
-		die("Invalid IPv4 address for %s: %s", opt, s);
+	if (inet_pton(AF_INET, s, a4) == 1)
+		return AF_INET;
+	if (inet_pton(AF_INET6, s, a6) == 1 && !IN6_IS_ADDR_V4MAPPED(a6))
+		return AF_INET6;
+	die("Invalid address for %s: %s", opt, s);
 }
 
 /**
@@ -190,48 +209,146 @@ static int conf_prefix(const char *s)
 }
 
 /**
- * conf_host_defaults() - take address, prefix and gateway from the host
+ * conf_addr_once() - take the guest's address of a family from -a
+ * @c:		execution context
+ * @s:		IPv4 or IPv6 address
+ */
+static void conf_addr_once(struct ctx *c, const char *s)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (conf_addr("-a", s, &a4, &a6) == AF_INET) {
+		if (c->addr4_set)
+			die("Two IPv4 addresses for -a: %s", s);
+		c->addr4 = a4;
+		c->addr4_set = true;
+	} else {
+		if (c->addr6_set)
+			die("Two IPv6 addresses for -a: %s", s);
+		c->addr6 = a6;
+		c->addr6_set = true;
+	}
+}
+
+/**
+ * conf_guest_set() - fill in what the options left open from the host
+ * @c:		execution context
+ * @addr:	the host's address (unspecified if none)
+ * @prefix:	its prefix length
+ * @gw:		the host's default gateway
+ */
+static void conf_guest_set(struct ctx *c, const union inany_addr *addr,
+			   int prefix, const union inany_addr *gw)
+{
+	const struct in_addr *a4 = inany_v4(addr), *gw4 = inany_v4(gw);
+
+	if (a4) {
+		if (!c->addr4_set)
+			c->addr4 = *a4;
+		if (!c->prefix4_set)
+			c->prefix4 = prefix;
+		if (!c->gw4_set)
+			c->gw4 = *gw4;
+		return;
+	}
+	if (!c->addr6_set)
+		c->addr6 = addr->a6;
+	c->prefix6 = prefix;
+	if (!c->gw6_set)
+		c->gw6 = gw->a6;
+}
+
+/**
+ * conf_host_family() - copy one family's configuration from the host
+ * @c:		execution context
+ * @nl:		netlink socket in the host's namespace
+ * @family:	AF_INET or AF_INET6
+ *
+ * The interface of the first default route of IPv4, else of IPv6, is the
+ * one pasta names its tap device after.
+ */
+static void conf_host_family(struct ctx *c, int nl, int family)
+{
+	union inany_addr gw, addr;
+	unsigned int ifi;
+	int prefix = 0;
+
+	if (!ip_family_on(c, family) ||
+	    nl_default_route(nl, family, &ifi, &gw))
+		return;
+	if (!c->host_ifi)
+		c->host_ifi = ifi;
+	if (nl_addr_get(nl, family, ifi, &addr, &prefix))
+		addr = family == AF_INET ? gw : (union inany_addr){ 0 };
+	if (family == AF_INET && inany_equals(&addr, &gw))
+		addr.v4mapped.a4.s_addr = 0;
+	conf_guest_set(c, &addr, prefix, &gw);
+}
+
+/**
+ * conf_family_check() - turn off a family the guest can't have
+ * @c:		execution context
+ *
+ * Without -4 or -6, a family the host has no address or gateway in is off;
+ * with them, or if none is left, that is an error.
+ */
+static void conf_family_check(struct ctx *c)
+{
+	if (!c->ip4_off && (!c->addr4.s_addr || !c->gw4.s_addr)) {
+		if (c->ip6_off || IN6_IS_ADDR_UNSPECIFIED(&c->addr6))
+			die(!c->addr4.s_addr ?
+			    "No IPv4 address on a host interface with a default route: use -a" :
+			    "No IPv4 default gateway on the host: use -g");
+		info("No IPv4 address or gateway on the host: IPv6 only");
+		c->ip4_off = true;
+	}
+	if (!c->ip6_off && IN6_IS_ADDR_UNSPECIFIED(&c->addr6)) {
+		if (c->ip4_off)
+			die("No IPv6 address on a host interface with a default route: use -a");
+		debug("No IPv6 address on the host: IPv4 only");
+		c->ip6_off = true;
+	}
+}
+
+/**
+ * conf_host_defaults() - take addresses, prefixes and gateways from the host
  * @c:		execution context
  */
 static void conf_host_defaults(struct ctx *c)
 {
-	struct in_addr addr, gw;
-	int nl, prefix, ret;
-	unsigned int ifi;
+	static const struct in6_addr ll6_default = {
+		.s6_addr = { 0xfe, 0x80, [15] = 1 },
+	};
+	int nl;
 
 	nl = nl_open();
 	if (nl < 0)
 		die("netlink: %s", strerror(-nl));
-	ret = nl_default_route4(nl, &ifi, &gw);
-	if (!ret) {
-		c->host_ifi = ifi;
-		if (!c->gw4_set)
-			c->gw4 = gw;
-		if (!nl_addr4_get(nl, ifi, &addr, &prefix)) {
-			if (!c->addr4_set)
-				c->addr4 = addr;
-			if (!c->prefix4_set)
-				c->prefix4 = prefix;
-		}
-		if (!c->ifname[0] && !if_indextoname(ifi, c->ifname))
-			c->ifname[0] = 0;
-	}
+	conf_host_family(c, nl, AF_INET);
+	conf_host_family(c, nl, AF_INET6);
 	close(nl);
 
-	if (!c->addr4.s_addr)
-		die("No IPv4 address on a host interface with a default route: use -a");
-	if (!c->gw4.s_addr)
-		die("No IPv4 default gateway on the host: use -g");
+	conf_family_check(c);
 	if (!c->prefix4)
 		c->prefix4 = 24;
-	if (!c->ifname[0])
+	if (!c->prefix6)
+		c->prefix6 = 64;
+	/* Our link-local address, source of NDP, RAs and DHCPv6: the
+	 * gateway's if that is link-local, as the guest then knows it
+	 */
+	c->ll6_ours = IN6_IS_ADDR_LINKLOCAL(&c->gw6) ? c->gw6 : ll6_default;
+	if (IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
+		c->gw6 = c->ll6_ours;
+	if (!c->ifname[0] &&
+	    (!c->host_ifi || !if_indextoname(c->host_ifi, c->ifname)))
 		snprintf(c->ifname, sizeof(c->ifname), "tap0");
 }
 
 /**
  * conf_dns() - add a DNS server from -D
  * @c:		execution context
- * @s:		IPv4 address, or "none"
+ * @s:		IPv4 or IPv6 address, or "none"
  */
 static void conf_dns(struct ctx *c, const char *s)
 {
@@ -239,9 +356,20 @@ static void conf_dns(struct ctx *c, const char *s)
 		c->no_dhcp_dns = true;
 		return;
 	}
-	if (c->dns4_n == DNS4_MAX)
-		die("Too many DNS servers with -D: at most %d", DNS4_MAX);
-	conf_addr4("-D", s, &c->dns4[c->dns4_n++]);
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (conf_addr("-D", s, &a4, &a6) == AF_INET) {
+		if (c->dns4_n == DNS4_MAX)
+			die("Too many IPv4 DNS servers with -D: at most %d",
+			    DNS4_MAX);
+		c->dns4[c->dns4_n++] = a4;
+	} else {
+		if (c->dns6_n == DNS6_MAX)
+			die("Too many IPv6 DNS servers with -D: at most %d",
+			    DNS6_MAX);
+		c->dns6[c->dns6_n++] = a6;
+	}
 }
 
 /**
@@ -328,14 +456,15 @@ void conf(struct ctx *c, int argc, char **argv)
 		{ "version",	no_argument,		NULL, OPT_VERSION },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "ipv4-only",	no_argument,		NULL, '4' },
+		{ "ipv6-only",	no_argument,		NULL, '6' },
 		{ "no-dhcp",	no_argument,		NULL, OPT_NO_DHCP },
 		{ "dns",	required_argument,	NULL, 'D' },
 		{ "search",	required_argument,	NULL, 'S' },
 		{ "no-dhcp-dns", no_argument,		NULL, OPT_NO_DHCP_DNS },
 		{ "no-dhcp-search", no_argument,	NULL, OPT_NO_DHCP_SEARCH },
-		{ "no-ndp",	no_argument,		NULL, OPT_IGNORED },
-		{ "no-dhcpv6",	no_argument,		NULL, OPT_IGNORED },
-		{ "no-ra",	no_argument,		NULL, OPT_IGNORED },
+		{ "no-ndp",	no_argument,		NULL, OPT_NO_NDP },
+		{ "no-dhcpv6",	no_argument,		NULL, OPT_NO_DHCPV6 },
+		{ "no-ra",	no_argument,		NULL, OPT_NO_RA },
 		{ 0 },
 	};
 	const char *name = c->mode == MODE_PASTA ? "pasta" : "passt";
@@ -352,7 +481,7 @@ void conf(struct ctx *c, int argc, char **argv)
 	 * options we must then leave alone.
 	 */
 	while (!c->cmd &&
-	       (opt = getopt_long(argc, argv, "-fdqP:p:a:n:g:m:t:u:T:U:I:s:F:1h4D:S:",
+	       (opt = getopt_long(argc, argv, "-fdqP:p:a:n:g:m:t:u:T:U:I:s:F:1h46D:S:",
 				  opts, NULL)) != -1) {
 		switch (opt) {
 		case 1:
@@ -374,16 +503,18 @@ void conf(struct ctx *c, int argc, char **argv)
 			conf_path("--pcap", optarg, c->pcap, sizeof(c->pcap));
 			break;
 		case 'a':
-			conf_addr4("-a", optarg, &c->addr4);
-			c->addr4_set = true;
+			conf_addr_once(c, optarg);
 			break;
 		case 'n':
 			c->prefix4 = conf_prefix(optarg);
 			c->prefix4_set = true;
 			break;
 		case 'g':
-			conf_addr4("-g", optarg, &c->gw4);
-			c->gw4_set = true;
+			if (conf_addr("-g", optarg, &c->gw4, &c->gw6) ==
+			    AF_INET)
+				c->gw4_set = true;
+			else
+				c->gw6_set = true;
 			break;
 		case 'm':
 			if (conf_ulong(optarg, MTU_MIN, MTU_MAX, &v))
@@ -481,7 +612,19 @@ void conf(struct ctx *c, int argc, char **argv)
 			usage(name, stdout, EXIT_SUCCESS);
 			break;
 		case '4':
-		case OPT_IGNORED:
+			c->ip6_off = true;
+			break;
+		case '6':
+			c->ip4_off = true;
+			break;
+		case OPT_NO_NDP:
+			c->no_ndp = true;
+			break;
+		case OPT_NO_RA:
+			c->no_ra = true;
+			break;
+		case OPT_NO_DHCPV6:
+			c->no_dhcpv6 = true;
 			break;
 		case '?':
 		default:
@@ -498,11 +641,18 @@ void conf(struct ctx *c, int argc, char **argv)
 			die("Unexpected argument: %s", argv[optind]);
 		c->cmd = argv + optind;		/* after "--" */
 	}
+	if (c->ip4_off && c->ip6_off)
+		die("-4 and -6 together leave no family: pick one");
 	if (c->cmd && (c->netns_path[0] || c->target_pid))
 		die("A command and a namespace to join (%s): pick one",
 		    c->target_pid ? "PID" : "--netns");
 
 	conf_host_defaults(c);
+	/* The namespace's addresses and routes are set: an RA would only
+	 * make its kernel add a SLAAC address of its own
+	 */
+	if (c->mode == MODE_PASTA && c->config_net)
+		c->no_ra = true;
 	if (c->mode == MODE_PASST && !c->no_dhcp)
 		dhcp_conf_resolv(c);
 }

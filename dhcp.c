@@ -53,6 +53,7 @@
 #include "log.h"
 #include "passt.h"
 #include "tap.h"
+#include "udp.h"
 
 #define BOOTREQUEST		1
 #define BOOTREPLY		2
@@ -620,25 +621,20 @@ static void dhcp_reply(struct ctx *c, const struct dhcp_req *r,
 {
 	uint8_t *msg = dhcp_frame + FRAME_L4_OFF + sizeof(struct udphdr);
 	struct in_addr dst = { htonl(INADDR_BROADCAST) };
-	struct udphdr *uh;
-	size_t l4_len;
+	union inany_addr src4, dst4;
+	size_t len;
 
 	/* RFC 2131, 4.1: unicast only to a client that has its address */
 	if (!(ntohs(r->h.flags) & BOOTP_FLAG_BROADCAST) &&
 	    r->h.ciaddr.s_addr && d->type != DHCPNAK)
 		dst = r->h.ciaddr;
 
-	l4_len = sizeof(*uh) + dhcp_msg_fill(c, r, d, msg);
-	uh = (struct udphdr *)tap_ip4_hdr_fill(c, dhcp_frame, c->gw4, dst,
-					       IPPROTO_UDP, l4_len);
-	uh->source = htons(DHCP_SERVER_PORT);
-	uh->dest = htons(DHCP_CLIENT_PORT);
-	uh->len = htons(l4_len);
-	uh->check = 0;
-	uh->check = tap_l4_csum(c, uh, l4_len, c->gw4, dst, IPPROTO_UDP);
-
+	len = dhcp_msg_fill(c, r, d, msg);
 	dhcp_log(c, r, d, dst);
-	tap_send(c, dhcp_frame, l4_len);
+	inany_from_v4(&src4, c->gw4);
+	inany_from_v4(&dst4, dst);
+	udp_tap_send(c, dhcp_frame, &src4, DHCP_SERVER_PORT, &dst4,
+		     DHCP_CLIENT_PORT, len);
 }
 
 /**

@@ -50,7 +50,7 @@ static void sip_round(uint64_t v[4])
 }
 
 /**
- * flow_key_hash() - SipHash-2-4 of a flow key (16 bytes, two words)
+ * flow_key_hash() - SipHash-2-4 of a flow key (40 bytes, five words)
  * @key:	flow key
  *
  * Return: 64-bit keyed hash
@@ -63,13 +63,13 @@ static uint64_t flow_key_hash(const struct flow_key *key)
 		flow_hash_key[0] ^ 0x6c7967656e657261ULL,
 		flow_hash_key[1] ^ 0x7465646279746573ULL,
 	};
-	uint64_t m[2];
+	uint64_t m[5];
 	unsigned int i;
 
-	static_assert(sizeof(*key) == sizeof(m), "flow key is two words");
+	static_assert(sizeof(*key) == sizeof(m), "flow key is five words");
 	memcpy(m, key, sizeof(m));
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
 		v[3] ^= m[i];
 		sip_round(v);
 		sip_round(v);
@@ -342,13 +342,16 @@ struct flow_common *flow_at(int idx)
  */
 const char *flow_str(const struct flow_key *key, char *buf, size_t len)
 {
-	char g[INET_ADDRSTRLEN], p[INET_ADDRSTRLEN];
+	char g[INANY_STRLEN], p[INANY_STRLEN];
+	const char *fmt = inany_is_v4(&key->gaddr) ? "%s %s:%u <-> %s:%u" :
+						     "%s [%s]:%u <-> [%s]:%u";
 
-	inet_ntop(AF_INET, &key->gaddr, g, sizeof(g));
-	inet_ntop(AF_INET, &key->paddr, p, sizeof(p));
-	snprintf(buf, len, "%s %s:%u <-> %s:%u",
+	inany_ntop(&key->gaddr, g, sizeof(g));
+	inany_ntop(&key->paddr, p, sizeof(p));
+	snprintf(buf, len, fmt,
 		 key->proto == IPPROTO_TCP ? "TCP" :
-		 key->proto == IPPROTO_UDP ? "UDP" : "ICMP",
+		 key->proto == IPPROTO_UDP ? "UDP" :
+		 key->proto == IPPROTO_ICMP ? "ICMP" : "ICMPv6",
 		 g, key->gport, p, key->pport);
 	return buf;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "inany.h"
 #include "util.h"
 
 #define FLOW_MAX		8192
@@ -24,11 +25,12 @@ enum flow_type {
  * @paddr:	peer address, as the guest addresses it
  * @gport:	guest port, host order
  * @pport:	peer port, host order
- * @proto:	IPPROTO_TCP, IPPROTO_UDP or IPPROTO_ICMP (gport: echo id)
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
+ *		(gport: echo identifier)
  */
 struct flow_key {
-	struct in_addr gaddr;
-	struct in_addr paddr;
+	union inany_addr gaddr;
+	union inany_addr paddr;
 	uint16_t gport;
 	uint16_t pport;
 	uint8_t proto;
@@ -73,6 +75,6 @@ void tcp_flow_abort(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
 void icmp_flow_free(struct ctx *c, int idx);
 
-#define FLOW_STRLEN	64
+#define FLOW_STRLEN	128
 
 #endif /* FLOW_H */

@@ -2,15 +2,18 @@
 /* icmp.c - the guest's echo requests (ping) through host ping sockets
  *
  * Theory of operation: each echo identifier the guest uses towards a peer
- * gets a flow with an unprivileged ping socket (SOCK_DGRAM, IPPROTO_ICMP,
- * allowed by net.ipv4.ping_group_range) connected to the peer. The kernel
- * replaces the identifier with the socket's own and validates replies; we
- * put the guest's identifier back on the way in. Other ICMP messages from
- * the guest are dropped: errors about our flows have no host counterpart.
+ * gets a flow with an unprivileged ping socket (SOCK_DGRAM, IPPROTO_ICMP or
+ * IPPROTO_ICMPV6, both allowed by net.ipv4.ping_group_range) connected to
+ * the peer. The kernel replaces the identifier with the socket's own and
+ * validates replies; we put the guest's identifier back on the way in.
+ * ICMPv6 neighbour discovery goes to ndp.c. Other ICMP messages from the
+ * guest are dropped: errors about our flows have no host counterpart.
  * Flows expire after ICMP_IDLE_TIMEOUT_MS (flow_timer()).
  */
 
 #include <errno.h>
+#include <netinet/icmp6.h>
+#include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -18,15 +21,37 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "checksum.h"
 #include "flow.h"
 #include "flow_table.h"
 #include "icmp.h"
+#include "ip.h"
 #include "log.h"
+#include "ndp.h"
 #include "passt.h"
 #include "tap.h"
 
 #define ICMP_ECHO_HDR_LEN	8
+#define ICMP6_NDP_FIRST		133	/* Router Solicitation, RFC 4861, 4 */
+#define ICMP6_NDP_LAST		137	/* Redirect */
+
+/**
+ * struct icmp_echo_types - echo request and reply types of one family
+ * @request:	echo request
+ * @reply:	echo reply
+ */
+struct icmp_echo_types {
+	uint8_t request;
+	uint8_t reply;
+};
+
+static const struct icmp_echo_types icmp_echo4 = { ICMP_ECHO, ICMP_ECHOREPLY };
+static const struct icmp_echo_types icmp_echo6 = { ICMP6_ECHO_REQUEST,
+						   ICMP6_ECHO_REPLY };
+
+static const struct icmp_echo_types *icmp_echo(const union inany_addr *a)
+{
+	return inany_is_v4(a) ? &icmp_echo4 : &icmp_echo6;
+}
 
 static uint8_t icmp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 
@@ -40,19 +65,16 @@ static uint8_t icmp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 static struct icmp_flow *icmp_flow_new(struct ctx *c,
 				       const struct flow_key *key)
 {
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET, .sin_addr = key->paddr,
-	};
+	union sockaddr_inany sa;
 	struct icmp_flow *pf;
 	char str[FLOW_STRLEN];
+	socklen_t sl;
 	int idx, s;
 
-	if (!c->no_map_gw && key->paddr.s_addr == c->gw4.s_addr)
-		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		   IPPROTO_ICMP);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa))) {
+	sl = ip_peer_sockaddr(c, &key->paddr, 0, &sa);
+	s = socket(sa.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		   key->proto);
+	if (s < 0 || connect(s, &sa.sa, sl)) {
 		err_ratelimit("ICMP: ping socket for %s: %s (see "
 			      "net.ipv4.ping_group_range)",
 			      flow_str(key, str, sizeof(str)), strerror(errno));
@@ -77,15 +99,17 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 }
 
 /**
- * icmp_tap_input() - handle an ICMP message from the guest
+ * icmp_tap_input() - handle an ICMP or ICMPv6 message from the guest
  * @c:		execution context
- * @ih:		IPv4 header, checked
+ * @l3:		addresses and protocol, checked
  * @l4:		view of the IP payload
  */
-void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
+void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
+		    struct pkt_view l4)
 {
-	struct flow_key key = { .proto = IPPROTO_ICMP };
-	const struct icmphdr *icmph = pkt_pull(&l4, ICMP_ECHO_HDR_LEN);
+	struct flow_key key = { .proto = l3->proto };
+	struct pkt_view msg = l4;
+	const struct icmphdr *icmph = pkt_pull(&msg, ICMP_ECHO_HDR_LEN);
 	struct icmp_flow *pf;
 	int idx;
 
@@ -93,11 +117,18 @@ void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 		pkt_drop(DROP_ICMP_MALFORMED);
 		return;
 	}
-	if (icmph->type != ICMP_ECHO || icmph->code)
+	if (l3->proto == IPPROTO_ICMPV6 && icmph->type >= ICMP6_NDP_FIRST &&
+	    icmph->type <= ICMP6_NDP_LAST) {
+		if (!c->no_ndp)
+			ndp_input(c, l3, l4);
+		return;
+	}
+	if (icmph->type != icmp_echo(&l3->src)->request || icmph->code ||
+	    inany_is_multicast(&l3->dst))
 		return;		/* nothing to relay */
 
-	key.gaddr.s_addr = ih->saddr;
-	key.paddr.s_addr = ih->daddr;
+	key.gaddr = l3->src;
+	key.paddr = l3->dst;
 	key.gport = ntohs(icmph->un.echo.id);
 
 	idx = flow_lookup(&key);
@@ -108,7 +139,7 @@ void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 	/* Header and data as they are: the kernel sets the identifier and
 	 * the checksum
 	 */
-	if (send(pf->sock, icmph, ICMP_ECHO_HDR_LEN + l4.len, MSG_DONTWAIT) < 0)
+	if (send(pf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
 		debug("ICMP: send: %s", strerror(errno));
 	pf->f.active_at = c->now;
 }
@@ -122,30 +153,35 @@ void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
 	struct icmp_flow *pf = &flowtab[ref.index].icmp;
-	uint8_t *l4 = icmp_frame + FRAME_L4_OFF;
-	size_t max = (size_t)c->mtu - sizeof(struct iphdr);
+	struct icmphdr *icmph = (struct icmphdr *)(icmp_frame + FRAME_L4_OFF);
+	const struct flow_key *key = &pf->f.key;
+	size_t max;
 	int i;
 
 	(void)events;
 	if (pf->f.type != FLOW_PING || pf->f.closing || pf->sock != ref.fd)
 		return;
+	max = c->mtu - (inany_is_v4(&key->gaddr) ? sizeof(struct iphdr) :
+						   sizeof(struct ipv6hdr));
 
 	for (i = 0; i < 16; i++) {
-		struct icmphdr *icmph = (struct icmphdr *)l4;
-		ssize_t n = recv(pf->sock, l4, max, MSG_DONTWAIT | MSG_TRUNC);
+		ssize_t n = recv(pf->sock, icmph, max,
+				 MSG_DONTWAIT | MSG_TRUNC);
+		struct iovec frame;
 
 		if (n < 0)
 			return;
 		if (n < ICMP_ECHO_HDR_LEN || (size_t)n > max ||
-		    icmph->type != ICMP_ECHOREPLY)
+		    icmph->type != icmp_echo(&key->gaddr)->reply)
 			continue;
 
-		icmph->un.echo.id = htons(pf->f.key.gport);
+		icmph->un.echo.id = htons(key->gport);
 		icmph->checksum = 0;
-		icmph->checksum = csum(l4, n, 0);
-		tap_ip4_hdr_fill(c, icmp_frame, pf->f.key.paddr,
-				 pf->f.key.gaddr, IPPROTO_ICMP, n);
-		tap_send(c, icmp_frame, n);
+		icmph->checksum = ip_l4_csum(c, icmph, n, &key->paddr,
+					     &key->gaddr, key->proto);
+		frame = ip_frame(c, icmp_frame, &key->paddr, &key->gaddr,
+				 key->proto, n);
+		tap_send_frames(c, &frame, 1);
 		pf->f.active_at = c->now;
 	}
 }

@@ -2,15 +2,16 @@
 #ifndef ICMP_H
 #define ICMP_H
 
-#include <netinet/ip.h>
 #include <stdint.h>
 
+#include "ip.h"
 #include "passt.h"
 #include "pkt.h"
 
 #define ICMP_IDLE_TIMEOUT_MS	(60 * MS_PER_S)
 
-void icmp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4);
+void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
+		    struct pkt_view l4);
 void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 
 #endif /* ICMP_H */

@@ -51,6 +51,7 @@
 #include <linux/rtnetlink.h>
 
 #include "log.h"
+#include "inany.h"
 #include "netlink.h"
 #include "util.h"
 
@@ -381,6 +382,49 @@ static bool nl_ifi_ok(unsigned int ifi)
 }
 
 /**
+ * nl_alen() - length of an address of a family on the wire
+ * @family:	AF_INET or AF_INET6
+ *
+ * Return: 4 or 16
+ */
+static size_t nl_alen(int family)
+{
+	return family == AF_INET ? sizeof(struct in_addr) :
+				   sizeof(struct in6_addr);
+}
+
+/**
+ * nl_inany_bytes() - an address as netlink carries it
+ * @a:		address
+ *
+ * Return: the 4 bytes of an IPv4 address, or the 16 of an IPv6 one
+ */
+static const void *nl_inany_bytes(const union inany_addr *a)
+{
+	const struct in_addr *v4 = inany_v4(a);
+
+	return v4 ? (const void *)v4 : (const void *)&a->a6;
+}
+
+/**
+ * nl_inany_set() - an address from netlink's bytes
+ * @a:		address, set
+ * @family:	AF_INET or AF_INET6
+ * @bytes:	nl_alen(@family) bytes
+ */
+static void nl_inany_set(union inany_addr *a, int family, const void *bytes)
+{
+	struct in_addr v4;
+
+	if (family == AF_INET6) {
+		memcpy(&a->a6, bytes, sizeof(a->a6));
+		return;
+	}
+	memcpy(&v4, bytes, sizeof(v4));
+	inany_from_v4(a, v4);
+}
+
+/**
  * struct nl_route_query - looking for the first default route of a family
  * @family:	AF_INET or AF_INET6
  * @alen:	address length for @family
@@ -496,70 +540,33 @@ static int nl_route_cb(const struct nlmsghdr *nh, void *arg)
 /**
  * nl_default_route() - first default route of a family in the main table
  * @nl:		netlink socket
- * @q:		query with family and address length, results set on success
+ * @family:	AF_INET or AF_INET6
+ * @ifi:	output interface, set on success
+ * @gw:		gateway, unspecified (0.0.0.0 or ::) for a direct route, set
+ *		on success
+ *
+ * IPv4 routes with an IPv6 gateway (RTA_VIA) are skipped. For a multipath
+ * route, the first next hop counts.
  *
  * Return: 0 on success, -ENOENT if there is no such route, other -errno
  */
-static int nl_default_route(int nl, struct nl_route_query *q)
+int nl_default_route(int nl, int family, unsigned int *ifi,
+		     union inany_addr *gw)
 {
-	struct rtmsg rtm = { .rtm_family = (unsigned char)q->family };
+	struct nl_route_query q = { .family = family, .alen = nl_alen(family) };
+	struct rtmsg rtm = { .rtm_family = (unsigned char)family };
 	struct nl_req req;
 	int rc;
 
 	nl_req_init(&req, RTM_GETROUTE, NLM_F_DUMP, &rtm, sizeof(rtm));
-	rc = nl_do(nl, &req, nl_route_cb, q);
+	rc = nl_do(nl, &req, nl_route_cb, &q);
 	if (rc < 0)
 		return rc;
-
-	return rc ? 0 : -ENOENT;
-}
-
-/**
- * nl_default_route4() - first IPv4 default route in the main table
- * @nl:		netlink socket
- * @ifi:	output interface, set on success
- * @gw:		gateway, 0.0.0.0 for a direct route, set on success
- *
- * Routes with an IPv6 gateway (RTA_VIA) are skipped. For a multipath route,
- * the first next hop counts.
- *
- * Return: 0 on success, -ENOENT if there is no default route, other -errno
- */
-int nl_default_route4(int nl, unsigned int *ifi, struct in_addr *gw)
-{
-	struct nl_route_query q = { .family = AF_INET, .alen = sizeof(*gw) };
-	int rc;
-
-	rc = nl_default_route(nl, &q);
-	if (rc)
-		return rc;
+	if (!rc)
+		return -ENOENT;
 
 	*ifi = q.ifi;
-	memcpy(gw, q.gw, sizeof(*gw));
-	return 0;
-}
-
-/**
- * nl_default_route6() - first IPv6 default route in the main table
- * @nl:		netlink socket
- * @ifi:	output interface, set on success
- * @gw:		gateway, :: for a direct route, set on success
- *
- * For a multipath route, the first next hop counts.
- *
- * Return: 0 on success, -ENOENT if there is no default route, other -errno
- */
-int nl_default_route6(int nl, unsigned int *ifi, struct in6_addr *gw)
-{
-	struct nl_route_query q = { .family = AF_INET6, .alen = sizeof(*gw) };
-	int rc;
-
-	rc = nl_default_route(nl, &q);
-	if (rc)
-		return rc;
-
-	*ifi = q.ifi;
-	memcpy(gw, q.gw, sizeof(*gw));
+	nl_inany_set(gw, family, q.gw);
 	return 0;
 }
 
@@ -641,59 +648,9 @@ static int nl_addr_cb(const struct nlmsghdr *nh, void *arg)
 }
 
 /**
- * nl_addr_get() - first global address of a family on a link
+ * nl_addr_get() - first address of global scope of a family on a link
  * @nl:		netlink socket
- * @q:		query with family, address length and link, results set
- *
- * Return: 0 on success, -ENOENT if there is no such address, other -errno
- */
-static int nl_addr_get(int nl, struct nl_addr_query *q)
-{
-	struct ifaddrmsg ifa = { .ifa_family = (unsigned char)q->family };
-	struct nl_req req;
-	int rc;
-
-	if (!nl_ifi_ok(q->ifi))
-		return -EINVAL;
-
-	/* Filter here: kernels without strict checking ignore ifa_index */
-	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
-	rc = nl_do(nl, &req, nl_addr_cb, q);
-	if (rc < 0)
-		return rc;
-
-	return rc ? 0 : -ENOENT;
-}
-
-/**
- * nl_addr4_get() - first IPv4 address of global scope on a link
- * @nl:		netlink socket
- * @ifi:	interface index
- * @addr:	address, set on success
- * @prefix_len:	prefix length, set on success
- *
- * Return: 0 on success, -ENOENT if there is none, other -errno
- */
-int nl_addr4_get(int nl, unsigned int ifi, struct in_addr *addr,
-		 int *prefix_len)
-{
-	struct nl_addr_query q = {
-		.family = AF_INET, .alen = sizeof(*addr), .ifi = ifi,
-	};
-	int rc;
-
-	rc = nl_addr_get(nl, &q);
-	if (rc)
-		return rc;
-
-	memcpy(addr, q.addr, sizeof(*addr));
-	*prefix_len = q.prefix_len;
-	return 0;
-}
-
-/**
- * nl_addr6_get() - first IPv6 address of global scope on a link
- * @nl:		netlink socket
+ * @family:	AF_INET or AF_INET6
  * @ifi:	interface index
  * @addr:	address, set on success
  * @prefix_len:	prefix length, set on success
@@ -702,19 +659,28 @@ int nl_addr4_get(int nl, unsigned int ifi, struct in_addr *addr,
  *
  * Return: 0 on success, -ENOENT if there is none, other -errno
  */
-int nl_addr6_get(int nl, unsigned int ifi, struct in6_addr *addr,
-		 int *prefix_len)
+int nl_addr_get(int nl, int family, unsigned int ifi, union inany_addr *addr,
+		int *prefix_len)
 {
 	struct nl_addr_query q = {
-		.family = AF_INET6, .alen = sizeof(*addr), .ifi = ifi,
+		.family = family, .alen = nl_alen(family), .ifi = ifi,
 	};
+	struct ifaddrmsg ifa = { .ifa_family = (unsigned char)family };
+	struct nl_req req;
 	int rc;
 
-	rc = nl_addr_get(nl, &q);
-	if (rc)
-		return rc;
+	if (!nl_ifi_ok(ifi))
+		return -EINVAL;
 
-	memcpy(addr, q.addr, sizeof(*addr));
+	/* Filter here: kernels without strict checking ignore ifa_index */
+	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
+	rc = nl_do(nl, &req, nl_addr_cb, &q);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return -ENOENT;
+
+	nl_inany_set(addr, family, q.addr);
 	*prefix_len = q.prefix_len;
 	return 0;
 }
@@ -874,20 +840,23 @@ int nl_link_set_up(int nl, unsigned int ifi, int mtu)
 }
 
 /**
- * nl_addr_add() - add an address to a link
+ * nl_addr_add() - add an address of global scope to a link
  * @nl:		netlink socket
- * @family:	AF_INET or AF_INET6
  * @ifi:	interface index
- * @addr:	address
- * @alen:	length of @addr
- * @prefix_len:	prefix length
- * @flags:	IFA_F_* flags
+ * @addr:	address, IPv4 or IPv6
+ * @prefix_len:	prefix length, up to 32 or 128
+ *
+ * An IPv6 address is copied from the host, where it already passed
+ * duplicate address detection: with IFA_F_NODAD it's usable at once, not
+ * tentative.
  *
  * Return: 0 on success, -EEXIST if it's already there, other -errno
  */
-static int nl_addr_add(int nl, int family, unsigned int ifi, const void *addr,
-		       size_t alen, int prefix_len, uint32_t flags)
+int nl_addr_add(int nl, unsigned int ifi, const union inany_addr *addr,
+		int prefix_len)
 {
+	int family = inany_family(addr);
+	uint32_t flags = family == AF_INET6 ? IFA_F_NODAD : 0;
 	struct ifaddrmsg ifa = {
 		.ifa_family = (unsigned char)family,
 		.ifa_prefixlen = (unsigned char)prefix_len,
@@ -895,6 +864,8 @@ static int nl_addr_add(int nl, int family, unsigned int ifi, const void *addr,
 		.ifa_scope = RT_SCOPE_UNIVERSE,
 		.ifa_index = ifi,
 	};
+	size_t alen = nl_alen(family);
+	const void *a = nl_inany_bytes(addr);
 	struct nl_req req;
 
 	if (!nl_ifi_ok(ifi) || prefix_len < 0 || prefix_len > (int)alen * 8)
@@ -904,8 +875,8 @@ static int nl_addr_add(int nl, int family, unsigned int ifi, const void *addr,
 		    &ifa, sizeof(ifa));
 
 	/* Same IFA_LOCAL and IFA_ADDRESS: no peer, as ip(8) does it */
-	nl_attr_put(&req, IFA_LOCAL, addr, alen);
-	nl_attr_put(&req, IFA_ADDRESS, addr, alen);
+	nl_attr_put(&req, IFA_LOCAL, a, alen);
+	nl_attr_put(&req, IFA_ADDRESS, a, alen);
 
 	/* ifa_flags has only 8 bits: IFA_FLAGS carries all of them */
 	if (flags)
@@ -915,61 +886,32 @@ static int nl_addr_add(int nl, int family, unsigned int ifi, const void *addr,
 }
 
 /**
- * nl_addr4_add() - add an IPv4 address of global scope to a link
- * @nl:		netlink socket
- * @ifi:	interface index
- * @addr:	address
- * @prefix_len:	prefix length, 0 to 32
- *
- * Return: 0 on success, -EEXIST if it's already there, other -errno
- */
-int nl_addr4_add(int nl, unsigned int ifi, struct in_addr addr,
-		 int prefix_len)
-{
-	return nl_addr_add(nl, AF_INET, ifi, &addr, sizeof(addr),
-			   prefix_len, 0);
-}
-
-/**
- * nl_addr6_add() - add an IPv6 address to a link, skipping DAD
- * @nl:		netlink socket
- * @ifi:	interface index
- * @addr:	address
- * @prefix_len:	prefix length, 0 to 128
- *
- * The address is copied from the host, where it already passed duplicate
- * address detection: with IFA_F_NODAD it's usable at once, not tentative.
- *
- * Return: 0 on success, -EEXIST if it's already there, other -errno
- */
-int nl_addr6_add(int nl, unsigned int ifi, const struct in6_addr *addr,
-		 int prefix_len)
-{
-	return nl_addr_add(nl, AF_INET6, ifi, addr, sizeof(*addr),
-			   prefix_len, IFA_F_NODAD);
-}
-
-/**
  * nl_route_add_default() - add a default route to the main table
  * @nl:		netlink socket
- * @family:	AF_INET or AF_INET6
  * @ifi:	output interface
- * @gw:		gateway, all zeroes for a direct route on @ifi
- * @alen:	length of @gw
+ * @gw:		gateway, IPv4 or IPv6; unspecified (0.0.0.0 or ::) for a
+ *		direct route on @ifi
  *
- * Return: 0 on success, -EEXIST if it's already there, other -errno
+ * An IPv4 gateway must be reachable on @ifi, e.g. inside the prefix of one
+ * of its addresses, or the kernel answers -EINVAL ("Nexthop has invalid
+ * gateway"). An IPv6 link-local gateway needs nothing else; any other one
+ * must be reachable on @ifi. The kernel refuses any IPv6 gateway on a
+ * loopback interface (-EHOSTUNREACH or -EINVAL, see ip6_validate_gw() in
+ * net/ipv6/route.c), but takes a direct route there.
+ *
+ * Return: 0 on success, -EEXIST if there's already one, other -errno
  */
-static int nl_route_add_default(int nl, int family, unsigned int ifi,
-				const void *gw, size_t alen)
+int nl_route_add_default(int nl, unsigned int ifi, const union inany_addr *gw)
 {
-	static const unsigned char zero[sizeof(struct in6_addr)];
-	bool has_gw = memcmp(gw, zero, alen);
+	int family = inany_family(gw);
+	bool has_gw = !inany_is_unspecified(gw);
 	struct rtmsg rtm = {
 		.rtm_family = (unsigned char)family,
 		.rtm_table = RT_TABLE_MAIN,
 		.rtm_protocol = RTPROT_BOOT,
 		/* Scope matters to IPv4 only: a direct route is link-local */
-		.rtm_scope = has_gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK,
+		.rtm_scope = has_gw || family == AF_INET6 ? RT_SCOPE_UNIVERSE :
+							    RT_SCOPE_LINK,
 		.rtm_type = RTN_UNICAST,
 	};
 	uint32_t oif = ifi;
@@ -978,48 +920,12 @@ static int nl_route_add_default(int nl, int family, unsigned int ifi,
 	if (!nl_ifi_ok(ifi))
 		return -EINVAL;
 
-	if (family == AF_INET6)
-		rtm.rtm_scope = RT_SCOPE_UNIVERSE;
-
 	nl_req_init(&req, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL,
 		    &rtm, sizeof(rtm));
 	nl_attr_put(&req, RTA_OIF, &oif, sizeof(oif));
 	if (has_gw)
-		nl_attr_put(&req, RTA_GATEWAY, gw, alen);
+		nl_attr_put(&req, RTA_GATEWAY, nl_inany_bytes(gw),
+			    nl_alen(family));
 
 	return nl_do(nl, &req, NULL, NULL);
-}
-
-/**
- * nl_route4_add_default() - add an IPv4 default route to the main table
- * @nl:		netlink socket
- * @ifi:	output interface
- * @gw:		gateway, 0.0.0.0 for a direct route on @ifi
- *
- * The gateway must be reachable on @ifi, e.g. inside the prefix of one of its
- * addresses, or the kernel answers -EINVAL ("Nexthop has invalid gateway").
- *
- * Return: 0 on success, -EEXIST if there's already one, other -errno
- */
-int nl_route4_add_default(int nl, unsigned int ifi, struct in_addr gw)
-{
-	return nl_route_add_default(nl, AF_INET, ifi, &gw, sizeof(gw));
-}
-
-/**
- * nl_route6_add_default() - add an IPv6 default route to the main table
- * @nl:		netlink socket
- * @ifi:	output interface
- * @gw:		gateway, :: for a direct route on @ifi
- *
- * A link-local gateway needs nothing else; any other one must be reachable on
- * @ifi. The kernel refuses any gateway on a loopback interface (-EHOSTUNREACH
- * or -EINVAL, see ip6_validate_gw() in net/ipv6/route.c), but takes a direct
- * route there.
- *
- * Return: 0 on success, -EEXIST if there's already one, other -errno
- */
-int nl_route6_add_default(int nl, unsigned int ifi, const struct in6_addr *gw)
-{
-	return nl_route_add_default(nl, AF_INET6, ifi, gw, sizeof(*gw));
 }

@@ -24,6 +24,7 @@
 #include "flow.h"
 #include "icmp.h"
 #include "log.h"
+#include "ndp.h"
 #include "passt.h"
 #include "pasta.h"
 #include "pcap.h"
@@ -212,7 +213,7 @@ static void main_loop(struct ctx *c)
 			dispatch(c, &events[i]);
 
 		tcp_batch_end(c);
-		next = tcp_timer(c);
+		next = MIN(tcp_timer(c), ndp_timer(c));
 		flow_timer(c);
 		flow_defer_free(c);
 	}

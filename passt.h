@@ -16,6 +16,7 @@
 #define MTU_MIN			576
 #define MTU_MAX			65520
 #define DNS4_MAX		3
+#define DNS6_MAX		3
 #define DNS_SEARCH_MAX		6
 #define DNS_NAME_MAX		254
 
@@ -77,15 +78,31 @@ struct ctx {
 	int fd_tap_listen;
 	int fd_signal;
 
+	bool ip4_off, ip6_off;		/* -6, -4, or nothing on the host */
 	struct in_addr addr4;		/* guest address */
 	int prefix4;
 	struct in_addr gw4;		/* address the guest sees as gateway */
+	struct in_addr addr4_seen;	/* guest's last source address */
 	bool addr4_set, prefix4_set, gw4_set;
+	struct in6_addr addr6;		/* guest's global address */
+	int prefix6;
+	struct in6_addr gw6;		/* gateway as the guest sees it */
+	struct in6_addr ll6_ours;	/* our link-local: NDP, RA, DHCPv6 */
+	struct in6_addr addr6_seen;	/* guest's last global source */
+	struct in6_addr addr6_ll_seen;	/* guest's link-local address */
+	bool addr6_set, gw6_set;
 	bool no_map_gw;			/* gateway is not the host's loopback */
 	int mtu;
 	uint8_t mac_guest[ETH_ADDR_LEN];
 	uint8_t mac_ours[ETH_ADDR_LEN];
 	bool mac_guest_known;
+
+	/* NDP, DHCPv6 */
+	bool no_ndp;
+	bool no_ra;
+	bool no_dhcpv6;
+	struct in6_addr dns6[DNS6_MAX];	/* from -D, else resolv.conf */
+	int dns6_n;
 
 	/* DHCP (passt) */
 	bool no_dhcp;

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ip.h"
 #include "log.h"
 #include "netlink.h"
 #include "passt.h"
@@ -251,6 +252,37 @@ static void pasta_join(struct ctx *c)
 }
 
 /**
+ * pasta_config_family() - the guest's address and default route of a family
+ * @c:		execution context
+ * @ifi:	tap device in the namespace
+ * @family:	AF_INET or AF_INET6
+ */
+static void pasta_config_family(const struct ctx *c, int ifi, int family)
+{
+	union inany_addr addr, gw;
+	int prefix, ret;
+
+	if (!ip_family_on(c, family))
+		return;
+	if (family == AF_INET) {
+		inany_from_v4(&addr, c->addr4);
+		inany_from_v4(&gw, c->gw4);
+		prefix = c->prefix4;
+	} else {
+		addr.a6 = c->addr6;
+		gw.a6 = c->gw6;
+		prefix = c->prefix6;
+	}
+	ret = nl_addr_add(pasta_nl_ns, ifi, &addr, prefix);
+	if (ret && ret != -EEXIST)
+		die("Can't add address to %s: %s", c->ifname, strerror(-ret));
+	ret = nl_route_add_default(pasta_nl_ns, ifi, &gw);
+	if (ret && ret != -EEXIST)
+		die("Can't add default route via the gateway: %s",
+		    strerror(-ret));
+}
+
+/**
  * pasta_config_net() - bring up lo, and configure the tap if asked to
  * @c:		execution context
  */
@@ -272,13 +304,8 @@ static void pasta_config_net(const struct ctx *c)
 	if (ret)
 		die("Can't set %s up with MTU %d: %s", c->ifname, c->mtu,
 		    strerror(-ret));
-	ret = nl_addr4_add(pasta_nl_ns, ifi, c->addr4, c->prefix4);
-	if (ret && ret != -EEXIST)
-		die("Can't add address to %s: %s", c->ifname, strerror(-ret));
-	ret = nl_route4_add_default(pasta_nl_ns, ifi, c->gw4);
-	if (ret && ret != -EEXIST)
-		die("Can't add default route via the gateway: %s",
-		    strerror(-ret));
+	pasta_config_family(c, ifi, AF_INET);
+	pasta_config_family(c, ifi, AF_INET6);
 }
 
 /**

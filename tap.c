@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tap.c - frame I/O with the guest, Ethernet and IPv4 input checks
+/* tap.c - frame I/O with the guest: the tap device or passt's UNIX socket
  *
  * Theory of operation: pasta reads frames from a tap device, one frame per
  * read(), as many as are queued (up to TAP_BATCH) per wake-up; each is checked
@@ -8,15 +8,13 @@
  * costs one ACK. Frames are read into TAP_RX_SLOTS buffers in turn, and TCP
  * queues in-sequence payload there, to write a run of segments with one
  * sendmsg() when the slots run out or the batch ends (tcp_tx_flush()).
- * Every header is read through a struct pkt_view and checked once,
- * completely (IHL against total length against frame length, header
- * checksum), then trusted by the L4 handlers. Whatever fails a check is
- * dropped through pkt_drop() with a reason.
+ * We only look at the Ethernet header: ARP goes to arp.c, IPv4 and IPv6 to
+ * the IP layer (ip.c), which checks and dispatches them; whatever fails a
+ * check is dropped through pkt_drop() with a reason.
  *
- * Output: callers build frames in their own buffers at FRAME_PAD offset, with
- * tap_ip4_hdr_fill() for the L2 and L3 headers, and hand them to tap_send(),
- * or a run of them to tap_send_frames(): a passt guest then gets the run
- * with one sendmsg(), so QEMU wakes up once for it.
+ * Output: callers build frames in their own buffers with ip_frame() and hand
+ * them, or a run of them, to tap_send_frames(): a passt guest then gets the
+ * run with one sendmsg(), so QEMU wakes up once for it.
  *
  * Checksums: pasta's tap device carries a virtio-net header in front of each
  * frame, with checksum offload on. The guest then hands us TCP and UDP
@@ -28,7 +26,7 @@
  * we nor the guest pass over the payload of a frame only to checksum it: at
  * 64 KiB frames that was a fifth of our CPU time on downloads. Frames that
  * are captured (--pcap) and those to a passt guest, which has no such
- * header, carry complete checksums: see tap_l4_csum().
+ * header, carry complete checksums: see ip_l4_csum().
  */
 
 #include <errno.h>
@@ -51,14 +49,12 @@
 
 #include "arp.h"
 #include "flow.h"
-#include "icmp.h"
-#include "checksum.h"
+#include "ip.h"
 #include "log.h"
 #include "passt.h"
 #include "pcap.h"
 #include "tap.h"
 #include "tcp.h"
-#include "udp.h"
 
 #define TAP_BATCH		128
 #define TAP_FRAME_MAX		(ETH_HLEN + MTU_MAX)
@@ -76,93 +72,7 @@ static unsigned int tap_rx_used;
 static uint8_t tap_stream[(TAP_FRAME_MAX + sizeof(uint32_t)) * 4];
 static size_t tap_stream_len;
 
-uint64_t pkt_drops[DROP_REASONS];
-const char *const pkt_drop_names[DROP_REASONS] = {
-	[DROP_ETH_SHORT]	= "eth_short",
-	[DROP_ETH_TYPE]		= "eth_type",
-	[DROP_TAP_GSO]		= "tap_gso",
-	[DROP_ARP_MALFORMED]	= "arp_malformed",
-	[DROP_IP4_MALFORMED]	= "ip4_malformed",
-	[DROP_IP4_CSUM]		= "ip4_checksum",
-	[DROP_IP4_FRAG]		= "ip4_fragment",
-	[DROP_IP4_ADDR]		= "ip4_address",
-	[DROP_IP4_PROTO]	= "ip4_protocol",
-	[DROP_TCP_MALFORMED]	= "tcp_malformed",
-	[DROP_TCP_FLAGS]	= "tcp_flags",
-	[DROP_TCP_OPTS]		= "tcp_options",
-	[DROP_TCP_NOFLOW]	= "tcp_no_flow",
-	[DROP_TCP_SEQ]		= "tcp_sequence",
-	[DROP_UDP_MALFORMED]	= "udp_malformed",
-	[DROP_ICMP_MALFORMED]	= "icmp_malformed",
-	[DROP_DHCP_MALFORMED]	= "dhcp_malformed",
-	[DROP_FLOW_TABLE_FULL]	= "flow_table_full",
-};
-
 static uint64_t tap_frames_in, tap_frames_out, tap_send_errors, tap_wakeups;
-
-/**
- * pkt_drop() - account for a frame from the guest that we discard
- * @reason:	why
- */
-void pkt_drop(enum pkt_drop_reason reason)
-{
-	pkt_drops[reason]++;
-	debug("dropped frame: %s", pkt_drop_names[reason]);
-}
-
-/**
- * ip4_input() - check an IPv4 packet completely, then hand it to L4
- * @c:		execution context
- * @v:		view from the start of the IPv4 header to the end of the frame
- */
-static void ip4_input(struct ctx *c, struct pkt_view v)
-{
-	const struct iphdr *ih;
-	struct pkt_view l4;
-	size_t hlen, tot;
-
-	ih = pkt_pull(&v, sizeof(*ih));
-	if (!ih || ih->version != 4 || ih->ihl < 5) {
-		pkt_drop(DROP_IP4_MALFORMED);
-		return;
-	}
-	hlen = ih->ihl * 4;
-	tot = ntohs(ih->tot_len);
-	/* Total length covers the header and fits in the frame; anything
-	 * past it is Ethernet padding and is trimmed.
-	 */
-	if (tot < hlen || tot > v.len + sizeof(*ih) ||
-	    !pkt_pull(&v, hlen - sizeof(*ih))) {
-		pkt_drop(DROP_IP4_MALFORMED);
-		return;
-	}
-	if (csum(ih, hlen, 0)) {
-		pkt_drop(DROP_IP4_CSUM);
-		return;
-	}
-	if (ntohs(ih->frag_off) & (IP_MF | IP_OFFMASK)) {
-		pkt_drop(DROP_IP4_FRAG);
-		return;
-	}
-	if (!pkt_sub(&v, tot - hlen, &l4)) {
-		pkt_drop(DROP_IP4_MALFORMED);
-		return;
-	}
-
-	switch (ih->protocol) {
-	case IPPROTO_TCP:
-		tcp_tap_input(c, ih, l4);
-		break;
-	case IPPROTO_UDP:
-		udp_tap_input(c, ih, l4);
-		break;
-	case IPPROTO_ICMP:
-		icmp_tap_input(c, ih, l4);
-		break;
-	default:
-		pkt_drop(DROP_IP4_PROTO);
-	}
-}
 
 /**
  * tap_input() - handle one Ethernet frame from the guest
@@ -197,47 +107,12 @@ void tap_input(struct ctx *c, const uint8_t *frame, size_t len)
 	case ETH_P_IP:
 		ip4_input(c, v);
 		break;
+	case ETH_P_IPV6:
+		ip6_input(c, v);
+		break;
 	default:
 		pkt_drop(DROP_ETH_TYPE);
 	}
-}
-
-/**
- * tap_ip4_hdr_fill() - write Ethernet and IPv4 headers of a frame to the guest
- * @c:		execution context
- * @buf:	frame buffer (FRAME_PAD bytes before the Ethernet header)
- * @src:	source address
- * @dst:	destination address
- * @proto:	L4 protocol
- * @l4_len:	L4 header and payload length
- *
- * Return: pointer to the L4 header in @buf
- */
-uint8_t *tap_ip4_hdr_fill(const struct ctx *c, uint8_t *buf,
-			  struct in_addr src, struct in_addr dst,
-			  uint8_t proto, size_t l4_len)
-{
-	struct ethhdr *eh = (struct ethhdr *)(buf + FRAME_ETH_OFF);
-	struct iphdr *ih = (struct iphdr *)(buf + FRAME_IP4_OFF);
-
-	memcpy(eh->h_dest, c->mac_guest, ETH_ADDR_LEN);
-	memcpy(eh->h_source, c->mac_ours, ETH_ADDR_LEN);
-	eh->h_proto = htons(ETH_P_IP);
-
-	ih->version = 4;
-	ih->ihl = 5;
-	ih->tos = 0;
-	ih->tot_len = htons(sizeof(*ih) + l4_len);
-	ih->id = 0;
-	ih->frag_off = htons(IP_DF);
-	ih->ttl = 64;
-	ih->protocol = proto;
-	ih->check = 0;
-	ih->saddr = src.s_addr;
-	ih->daddr = dst.s_addr;
-	ih->check = csum(ih, sizeof(*ih), 0);
-
-	return buf + FRAME_L4_OFF;
 }
 
 /**
@@ -320,47 +195,22 @@ static int tap_send_stream(struct ctx *c, const struct iovec *frames,
 }
 
 /**
- * tap_l4_csum_needed() - must TCP and UDP frames to the guest be checksummed?
+ * tap_csum_partial_ok() - may TCP and UDP frames to the guest carry only
+ *			   the pseudo-header sum?
  * @c:		execution context
  *
- * Return: false if the guest's kernel takes them as partial (see above)
+ * Return: true if the guest's kernel takes them as partial (see above)
  */
-static bool tap_l4_csum_needed(const struct ctx *c)
+bool tap_csum_partial_ok(const struct ctx *c)
 {
-	return !c->tap_vnet_hdr || pcap_active();
-}
-
-/**
- * tap_l4_csum() - checksum field of a TCP or UDP segment to the guest
- * @c:		execution context
- * @l4:		L4 header, checksum field zero, and payload
- * @l4_len:	L4 header and payload length
- * @src:	source address
- * @dst:	destination address
- * @proto:	IPPROTO_TCP or IPPROTO_UDP
- *
- * Return: complete checksum, or the pseudo-header sum alone, not
- *	   complemented, for the kernel to complete (CHECKSUM_PARTIAL)
- */
-uint16_t tap_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
-		     struct in_addr src, struct in_addr dst, uint8_t proto)
-{
-	uint32_t pseudo = csum_pseudo4(src, dst, proto, l4_len);
-	uint16_t sum;
-
-	if (!tap_l4_csum_needed(c))
-		return (uint16_t)~csum_fold(pseudo);
-	sum = csum(l4, l4_len, pseudo);
-	if (proto == IPPROTO_UDP && !sum)
-		return 0xffff;		/* RFC 768: zero means no checksum */
-	return sum;
+	return c->tap_vnet_hdr && !pcap_active();
 }
 
 /**
  * tap_vnet_hdr_fill() - virtio-net header for one of our frames
  * @c:		execution context
  * @vh:		header to fill
- * @eth:	frame, as built by tap_ip4_hdr_fill()
+ * @eth:	frame, as built by ip_frame()
  * @len:	frame length
  *
  * TCP and UDP frames carry a partial checksum (see tap_l4_csum()): tell the
@@ -369,22 +219,14 @@ uint16_t tap_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
 static void tap_vnet_hdr_fill(const struct ctx *c, struct virtio_net_hdr *vh,
 			      const uint8_t *eth, size_t len)
 {
-	const struct ethhdr *eh = (const struct ethhdr *)eth;
-	const struct iphdr *ih = (const struct iphdr *)(eth + ETH_HLEN);
-	uint16_t off;
+	uint16_t start, off;
 
 	memset(vh, 0, sizeof(*vh));
-	if (tap_l4_csum_needed(c) || len < ETH_HLEN + sizeof(*ih) ||
-	    eh->h_proto != htons(ETH_P_IP))
-		return;
-	if (ih->protocol == IPPROTO_TCP)
-		off = offsetof(struct tcphdr, check);
-	else if (ih->protocol == IPPROTO_UDP)
-		off = offsetof(struct udphdr, check);
-	else
+	if (!tap_csum_partial_ok(c) ||
+	    !ip_frame_csum_partial(eth, len, &start, &off))
 		return;
 	vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	vh->csum_start = ETH_HLEN + ih->ihl * 4;
+	vh->csum_start = start;
 	vh->csum_offset = off;
 }
 
@@ -461,19 +303,6 @@ void tap_send_frames(struct ctx *c, const struct iovec *frames,
 void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
 {
 	struct iovec frame = { (void *)eth, len };
-
-	tap_send_frames(c, &frame, 1);
-}
-
-/**
- * tap_send() - send a frame built with tap_ip4_hdr_fill()
- * @c:		execution context
- * @buf:	frame buffer (FRAME_PAD bytes before the Ethernet header)
- * @l4_len:	L4 header and payload length
- */
-void tap_send(struct ctx *c, const uint8_t *buf, size_t l4_len)
-{
-	struct iovec frame = tap_frame(buf, l4_len);
 
 	tap_send_frames(c, &frame, 1);
 }

@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sock_diag.h>
+#include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@
 
 #include "flow.h"
 #include "flow_table.h"
+#include "ip.h"
 #include "log.h"
 #include "passt.h"
 #include "tap.h"
@@ -352,6 +354,21 @@ static void tcp_wnd_update(const struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_mss_max() - largest segment the guest's MTU takes in this family
+ * @c:		execution context
+ * @key:	flow key
+ *
+ * Return: MTU less the IP and TCP headers
+ */
+static uint16_t tcp_mss_max(const struct ctx *c, const struct flow_key *key)
+{
+	size_t ip_hlen = inany_is_v4(&key->gaddr) ? sizeof(struct iphdr) :
+						    sizeof(struct ipv6hdr);
+
+	return c->mtu - ip_hlen - TCP_HDR_LEN;
+}
+
+/**
  * tcp_hdr_fill() - build the headers of a segment to the guest
  * @c:		execution context
  * @conn:	connection
@@ -361,19 +378,19 @@ static void tcp_wnd_update(const struct ctx *c, struct tcp_conn *conn)
  * @opt_len:	options length, options already written after the header
  * @data_len:	payload length, payload already in place
  *
- * Return: L4 length
+ * Return: the frame
  */
-static size_t tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
-			   uint8_t *buf, uint32_t seq, uint8_t flags,
-			   size_t opt_len, size_t data_len)
+static struct iovec tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
+				 uint8_t *buf, uint32_t seq, uint8_t flags,
+				 size_t opt_len, size_t data_len)
 {
 	size_t l4_len = TCP_HDR_LEN + opt_len + data_len;
-	struct tcphdr *th;
+	struct tcphdr *th = (struct tcphdr *)(buf + FRAME_L4_OFF);
+	struct iovec frame;
 	uint32_t wnd;
 
-	th = (struct tcphdr *)tap_ip4_hdr_fill(c, buf, conn->f.key.paddr,
-					       conn->f.key.gaddr, IPPROTO_TCP,
-					       l4_len);
+	frame = ip_frame(c, buf, &conn->f.key.paddr, &conn->f.key.gaddr,
+			 IPPROTO_TCP, l4_len);
 	memset(th, 0, TCP_HDR_LEN);
 	th->source = htons(conn->f.key.pport);
 	th->dest = htons(conn->f.key.gport);
@@ -392,9 +409,9 @@ static size_t tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
 		wnd = MIN(wnd, 0xffffU);
 	}
 	th->window = htons(wnd);
-	th->check = tap_l4_csum(c, th, l4_len, conn->f.key.paddr,
-				conn->f.key.gaddr, IPPROTO_TCP);
-	return l4_len;
+	th->check = ip_l4_csum(c, th, l4_len, &conn->f.key.paddr,
+			       &conn->f.key.gaddr, IPPROTO_TCP);
+	return frame;
 }
 
 /**
@@ -410,9 +427,10 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 	uint8_t *opt = buf + FRAME_L4_OFF + TCP_HDR_LEN;
 	size_t opt_len = 0;
 	uint32_t seq = conn->seq_to_tap;
+	struct iovec frame;
 
 	if (flags & TH_SYN) {
-		uint16_t mss = htons(c->mtu - 40);
+		uint16_t mss = htons(tcp_mss_max(c, &conn->f.key));
 
 		opt[0] = TCPOPT_MAXSEG;
 		opt[1] = TCPOLEN_MAXSEG;
@@ -429,7 +447,8 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 	if (flags & TH_ACK)
 		tcp_wnd_update(c, conn);
 
-	tap_send(c, buf, tcp_hdr_fill(c, conn, buf, seq, flags, opt_len, 0));
+	frame = tcp_hdr_fill(c, conn, buf, seq, flags, opt_len, 0);
+	tap_send_frames(c, &frame, 1);
 	conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
 }
 
@@ -441,9 +460,10 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 static void tcp_send_dup_ack(struct ctx *c, struct tcp_conn *conn)
 {
 	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
+	struct iovec frame;
 
-	tap_send(c, buf, tcp_hdr_fill(c, conn, buf, conn->seq_to_tap, TH_ACK,
-				      0, 0));
+	frame = tcp_hdr_fill(c, conn, buf, conn->seq_to_tap, TH_ACK, 0, 0);
+	tap_send_frames(c, &frame, 1);
 }
 
 /**
@@ -597,10 +617,9 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 						  TH_PUSH : 0);
 
 			conn->seq_to_tap += len;
-			iov[i] = tap_frame(tcp_frames[i],
-					   tcp_hdr_fill(c, conn, tcp_frames[i],
-							conn->seq_to_tap - len,
-							flags, 0, len));
+			iov[i] = tcp_hdr_fill(c, conn, tcp_frames[i],
+					      conn->seq_to_tap - len, flags,
+					      0, len);
 			sent += len;
 		}
 		tap_send_frames(c, iov, i);
@@ -710,7 +729,7 @@ static void tcp_syn_opts_apply(const struct ctx *c, struct tcp_conn *conn,
 			       const struct tcp_opts *o, uint16_t wnd)
 {
 	conn->mss_to_tap = o->mss ? o->mss : TCP_MSS_NO_OPT;
-	conn->mss_to_tap = MIN(conn->mss_to_tap, c->mtu - 40);
+	conn->mss_to_tap = MIN(conn->mss_to_tap, tcp_mss_max(c, &conn->f.key));
 	conn->mss_to_tap = MAX(conn->mss_to_tap, 64);
 	if (o->ws >= 0) {
 		conn->ws_from_tap = o->ws;
@@ -783,26 +802,6 @@ static int tcp_sock_register(const struct ctx *c, int s, int idx,
 }
 
 /**
- * tcp_peer_sockaddr() - where a guest's connection goes on the host
- * @c:		execution context
- * @key:	flow key
- * @sa:		socket address to fill
- *
- * The guest's gateway address stands for the host itself: connections to
- * it reach the host's loopback, as with upstream pasta and passt.
- */
-static void tcp_peer_sockaddr(const struct ctx *c, const struct flow_key *key,
-			      struct sockaddr_in *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(key->pport);
-	sa->sin_addr = key->paddr;
-	if (!c->no_map_gw && key->paddr.s_addr == c->gw4.s_addr)
-		sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-}
-
-/**
  * tcp_conn_from_tap() - open a host connection for a guest's SYN
  * @c:		execution context
  * @key:	flow key
@@ -811,10 +810,11 @@ static void tcp_peer_sockaddr(const struct ctx *c, const struct flow_key *key,
 static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 			      const struct tcp_seg *seg)
 {
-	struct sockaddr_in sa;
+	union sockaddr_inany sa;
 	struct tcp_conn *conn;
 	struct tcp_opts o;
 	char str[FLOW_STRLEN];
+	socklen_t sl;
 	int idx, s;
 
 	if (tcp_opts_parse(seg->opts, &o)) {
@@ -839,8 +839,8 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 	tcp_syn_opts_apply(c, conn, &o, seg->wnd);
 	flow_hash_insert(idx);
 
-	s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		   IPPROTO_TCP);
+	s = socket(inany_family(&key->paddr),
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
 	if (s < 0) {
 		err_ratelimit("TCP: socket for %s: %s",
 			      flow_str(key, str, sizeof(str)), strerror(errno));
@@ -854,8 +854,8 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 	}
 	tcp_phase_set(conn, TCP_PHASE_CONNECTING);
 
-	tcp_peer_sockaddr(c, key, &sa);
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) &&
+	sl = ip_peer_sockaddr(c, &key->paddr, key->pport, &sa);
+	if (connect(s, &sa.sa, sl) &&
 	    errno != EINPROGRESS) {
 		debug("TCP: connect for %s: %s",
 		      flow_str(key, str, sizeof(str)), strerror(errno));
@@ -1182,6 +1182,7 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
 	struct tcp_conn tmp = { .f.key = *key };
 	uint8_t flags = TH_RST;
+	struct iovec frame;
 
 	/* RFC 793, 3.4, "Reset Generation", case 1 */
 	if (seg->th->ack) {
@@ -1191,8 +1192,8 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 				   seg->th->syn + seg->th->fin;
 		flags |= TH_ACK;
 	}
-	tap_send(c, buf, tcp_hdr_fill(c, &tmp, buf, tmp.seq_to_tap, flags,
-				      0, 0));
+	frame = tcp_hdr_fill(c, &tmp, buf, tmp.seq_to_tap, flags, 0, 0);
+	tap_send_frames(c, &frame, 1);
 }
 
 /**
@@ -1232,10 +1233,11 @@ static int tcp_seg_parse(struct pkt_view l4, struct tcp_seg *seg)
 /**
  * tcp_tap_input() - handle a TCP segment from the guest
  * @c:		execution context
- * @ih:		IPv4 header, checked
+ * @l3:		addresses, checked
  * @l4:		view of the IP payload
  */
-void tcp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
+void tcp_tap_input(struct ctx *c, const struct l3_info *l3,
+		   struct pkt_view l4)
 {
 	struct flow_key key = { .proto = IPPROTO_TCP };
 	struct tcp_seg seg;
@@ -1246,8 +1248,8 @@ void tcp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 		pkt_drop(ret);
 		return;
 	}
-	key.gaddr.s_addr = ih->saddr;
-	key.paddr.s_addr = ih->daddr;
+	key.gaddr = l3->src;
+	key.paddr = l3->dst;
 	key.gport = ntohs(seg.th->source);
 	key.pport = ntohs(seg.th->dest);
 
@@ -1308,23 +1310,20 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  * @sa:		client address
  */
 static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t port,
-			       const struct sockaddr_in *sa)
+			       const union sockaddr_inany *sa)
 {
 	struct flow_key key = { .proto = IPPROTO_TCP };
 	struct tcp_conn *conn;
 	char str[FLOW_STRLEN];
 	int idx;
 
-	key.gaddr = c->addr4;
+	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
+	    !ip_guest_addr(c, inany_family(&key.paddr), &key.gaddr)) {
+		close(s);
+		return;
+	}
 	key.gport = c->tcp_fwd->to[port];
-	key.paddr = sa->sin_addr;
-	key.pport = ntohs(sa->sin_port);
-	/* The guest can't reply to our loopback or its own address: such
-	 * clients appear to come from the gateway.
-	 */
-	if ((ntohl(sa->sin_addr.s_addr) >> 24) == IN_LOOPBACKNET ||
-	    sa->sin_addr.s_addr == c->addr4.s_addr)
-		key.paddr = c->gw4;
+	ip_inbound_peer(c, &key.paddr);
 
 	idx = flow_lookup(&key) < 0 ? flow_alloc() : -1;
 	if (idx < 0) {
@@ -1340,7 +1339,7 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t port,
 	conn->rto_ms = TCP_RTO_INIT_MS;
 	conn->seq_to_tap = tcp_isn() + 1;
 	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
-	conn->mss_to_tap = c->mtu - 40;
+	conn->mss_to_tap = tcp_mss_max(c, &key);
 	conn->ws_to_tap = TCP_WS_OURS;
 	flow_hash_insert(idx);
 	if (tcp_sock_register(c, s, idx, EPOLLRDHUP)) {
@@ -1365,21 +1364,16 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 
 	(void)events;
 	for (i = 0; i < 64; i++) {
-		struct sockaddr_in sa;
+		union sockaddr_inany sa;
 		socklen_t sl = sizeof(sa);
 		int s;
 
-		s = accept4(ref.fd, (struct sockaddr *)&sa, &sl,
-			    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		s = accept4(ref.fd, &sa.sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (s < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				err_ratelimit("TCP: accept on port %u: %s",
 					      ref.index, strerror(errno));
 			return;
-		}
-		if (sa.sin_family != AF_INET) {
-			close(s);
-			continue;
 		}
 		tcp_conn_from_sock(c, s, ref.index, &sa);
 	}
@@ -1620,24 +1614,14 @@ void tcp_init(struct ctx *c)
 	tcp_peek_off_probe();
 
 	for (port = 1; port <= USHRT_MAX; port++) {
-		struct sockaddr_in sa = {
-			.sin_family = AF_INET,
-			.sin_port = htons(port),
-		};
-		int s, one = 1;
+		int s;
 
 		if (!c->tcp_fwd->to[port])
 			continue;
-		s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			   IPPROTO_TCP);
-		if (s < 0)
-			die("TCP: socket for port %u: %s", port,
-			    strerror(errno));
-		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) ||
-		    listen(s, 128))
+		s = ip_sock_bind_any(c, SOCK_STREAM, port);
+		if (s < 0 || listen(s, 128))
 			die("TCP: can't listen on port %u: %s", port,
-			    strerror(errno));
+			    strerror(s < 0 ? -s : errno));
 		c->tcp_fwd->fd[port] = s;
 		epoll_ref_add(c, s, EPOLL_TYPE_TCP_LISTEN, port, EPOLLIN);
 	}

@@ -2,14 +2,15 @@
 #ifndef TCP_H
 #define TCP_H
 
-#include <netinet/ip.h>
 #include <stdint.h>
 
+#include "ip.h"
 #include "passt.h"
 #include "pkt.h"
 
 void tcp_init(struct ctx *c);
-void tcp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4);
+void tcp_tap_input(struct ctx *c, const struct l3_info *l3,
+		   struct pkt_view l4);
 void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void tcp_tx_flush(struct ctx *c);

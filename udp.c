@@ -12,6 +12,7 @@
  */
 
 #include <errno.h>
+#include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -22,15 +23,43 @@
 #include "dhcp.h"
 #include "flow.h"
 #include "flow_table.h"
+#include "ip.h"
 #include "log.h"
 #include "passt.h"
 #include "tap.h"
 #include "udp.h"
 
 #define UDP_BATCH		32
-#define UDP_MAX_PAYLOAD		(65535 - 20 - 8)
+#define UDP_MAX_PAYLOAD		(65535 - 8)
 
 static uint8_t udp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
+
+/**
+ * udp_tap_send() - send a datagram to the guest
+ * @c:		execution context
+ * @buf:	frame buffer, payload already after the UDP header at
+ *		FRAME_L4_OFF
+ * @src:	source address
+ * @sport:	source port
+ * @dst:	destination address, of the same family
+ * @dport:	destination port
+ * @len:	payload length
+ */
+void udp_tap_send(struct ctx *c, uint8_t *buf, const union inany_addr *src,
+		  uint16_t sport, const union inany_addr *dst, uint16_t dport,
+		  size_t len)
+{
+	size_t l4_len = sizeof(struct udphdr) + len;
+	struct udphdr *uh = (struct udphdr *)(buf + FRAME_L4_OFF);
+	struct iovec frame = ip_frame(c, buf, src, dst, IPPROTO_UDP, l4_len);
+
+	uh->source = htons(sport);
+	uh->dest = htons(dport);
+	uh->len = htons(l4_len);
+	uh->check = 0;
+	uh->check = ip_l4_csum(c, uh, l4_len, src, dst, IPPROTO_UDP);
+	tap_send_frames(c, &frame, 1);
+}
 
 /**
  * udp_to_tap() - send a datagram to the guest from the flow's peer
@@ -40,19 +69,8 @@ static uint8_t udp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
  */
 static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
 {
-	size_t l4_len = sizeof(struct udphdr) + len;
-	struct udphdr *uh;
-
-	uh = (struct udphdr *)tap_ip4_hdr_fill(c, udp_frame, uf->f.key.paddr,
-					       uf->f.key.gaddr, IPPROTO_UDP,
-					       l4_len);
-	uh->source = htons(uf->f.key.pport);
-	uh->dest = htons(uf->f.key.gport);
-	uh->len = htons(l4_len);
-	uh->check = 0;
-	uh->check = tap_l4_csum(c, uh, l4_len, uf->f.key.paddr,
-				uf->f.key.gaddr, IPPROTO_UDP);
-	tap_send(c, udp_frame, l4_len);
+	udp_tap_send(c, udp_frame, &uf->f.key.paddr, uf->f.key.pport,
+		     &uf->f.key.gaddr, uf->f.key.gport, len);
 	uf->dgrams_to_tap++;
 	uf->f.active_at = c->now;
 }
@@ -86,17 +104,14 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf->inbound = s >= 0;
 
 	if (!uf->inbound) {
-		struct sockaddr_in sa = {
-			.sin_family = AF_INET,
-			.sin_port = htons(key->pport),
-			.sin_addr = key->paddr,
-		};
+		union sockaddr_inany sa;
+		socklen_t sl;
 
-		if (!c->no_map_gw && key->paddr.s_addr == c->gw4.s_addr)
-			sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		sl = ip_peer_sockaddr(c, &key->paddr, key->pport, &sa);
+		s = socket(sa.sa.sa_family,
+			   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			   IPPROTO_UDP);
-		if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (s < 0 || connect(s, &sa.sa, sl)) {
 			err_ratelimit("UDP: socket for %s: %s",
 				      flow_str(key, str, sizeof(str)),
 				      strerror(errno));
@@ -114,12 +129,37 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 }
 
 /**
+ * udp_dhcp_input() - hand DHCP and DHCPv6 requests to their servers
+ * @c:		execution context
+ * @l3:		addresses
+ * @uh:		UDP header
+ * @v:		payload, trimmed to the UDP length
+ *
+ * Return: true if the datagram was for one of them
+ */
+static bool udp_dhcp_input(struct ctx *c, const struct l3_info *l3,
+			   const struct udphdr *uh, struct pkt_view v)
+{
+	/* passt: DHCP from the guest, broadcast or to us, is ours to answer */
+	if (c->mode == MODE_PASST && !c->no_dhcp &&
+	    ntohs(uh->dest) == DHCP_SERVER_PORT &&
+	    ntohs(uh->source) == DHCP_CLIENT_PORT &&
+	    (inany_equals4(&l3->dst, (struct in_addr){ htonl(INADDR_BROADCAST) }) ||
+	     inany_equals4(&l3->dst, c->gw4))) {
+		dhcp_input(c, v);
+		return true;
+	}
+	return false;
+}
+
+/**
  * udp_tap_input() - handle a UDP datagram from the guest
  * @c:		execution context
- * @ih:		IPv4 header, checked
+ * @l3:		addresses, checked
  * @l4:		view of the IP payload
  */
-void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
+void udp_tap_input(struct ctx *c, const struct l3_info *l3,
+		   struct pkt_view l4)
 {
 	struct flow_key key = { .proto = IPPROTO_UDP };
 	const struct udphdr *uh = pkt_pull(&l4, sizeof(*uh));
@@ -134,18 +174,15 @@ void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 	}
 	l4.len = ntohs(uh->len) - sizeof(*uh);	/* trim to UDP length */
 
-	/* passt: DHCP from the guest, broadcast or to us, is ours to answer */
-	if (c->mode == MODE_PASST && !c->no_dhcp &&
-	    ntohs(uh->dest) == DHCP_SERVER_PORT &&
-	    ntohs(uh->source) == DHCP_CLIENT_PORT &&
-	    (ih->daddr == htonl(INADDR_BROADCAST) ||
-	     ih->daddr == c->gw4.s_addr)) {
-		dhcp_input(c, l4);
+	if (udp_dhcp_input(c, l3, uh, l4))
+		return;
+	if (inany_is_multicast(&l3->dst)) {
+		pkt_drop(DROP_MULTICAST_DST);
 		return;
 	}
 
-	key.gaddr.s_addr = ih->saddr;
-	key.paddr.s_addr = ih->daddr;
+	key.gaddr = l3->src;
+	key.paddr = l3->dst;
 	key.gport = ntohs(uh->source);
 	key.pport = ntohs(uh->dest);
 	if (!key.pport || !key.gport) {
@@ -160,7 +197,7 @@ void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 
 	if (uf->inbound) {
 		n = sendto(uf->sock, l4.data, l4.len, MSG_DONTWAIT,
-			   (struct sockaddr *)&uf->peer, sizeof(uf->peer));
+			   &uf->peer.sa, uf->peer_len);
 	} else {
 		n = send(uf->sock, l4.data, l4.len, MSG_DONTWAIT);
 	}
@@ -168,6 +205,55 @@ void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4)
 		debug("UDP: send: %s", strerror(errno));
 	uf->dgrams_from_tap++;
 	uf->f.active_at = c->now;
+}
+
+/**
+ * udp_payload_max() - largest datagram the guest's MTU takes for a flow
+ * @c:		execution context
+ * @uf:		flow
+ *
+ * Return: MTU less the IP and UDP headers of the flow's family
+ */
+static size_t udp_payload_max(const struct ctx *c, const struct udp_flow *uf)
+{
+	size_t ip_hlen = inany_is_v4(&uf->f.key.gaddr) ?
+			 sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+
+	return MIN((size_t)UDP_MAX_PAYLOAD,
+		   c->mtu - ip_hlen - sizeof(struct udphdr));
+}
+
+/**
+ * udp_inbound_flow() - the flow of a datagram to a forwarded port
+ * @c:		execution context
+ * @s:		the port's socket
+ * @port:	forwarded host port
+ * @sa:		sender
+ * @sl:		length of @sa
+ *
+ * Return: flow, found or new, NULL if the guest can't have it
+ */
+static struct udp_flow *udp_inbound_flow(struct ctx *c, int s, uint16_t port,
+					 const union sockaddr_inany *sa,
+					 socklen_t sl)
+{
+	struct flow_key key = { .proto = IPPROTO_UDP };
+	struct udp_flow *uf;
+	int idx;
+
+	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
+	    !ip_guest_addr(c, inany_family(&key.paddr), &key.gaddr))
+		return NULL;
+	key.gport = c->udp_fwd->to[port];
+	ip_inbound_peer(c, &key.paddr);
+	idx = flow_lookup(&key);
+	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, s);
+	if (!uf)
+		return NULL;
+	uf->host_port = port;
+	uf->peer = *sa;
+	uf->peer_len = sl;
+	return uf;
 }
 
 /**
@@ -181,42 +267,25 @@ static void udp_recv_to_tap(struct ctx *c, int s, struct udp_flow *uf,
 			    uint16_t port)
 {
 	uint8_t *payload = udp_frame + FRAME_L4_OFF + sizeof(struct udphdr);
-	size_t max = MIN((size_t)UDP_MAX_PAYLOAD, (size_t)c->mtu - 28);
+	size_t max = MIN((size_t)UDP_MAX_PAYLOAD,
+			 (size_t)c->mtu - sizeof(struct iphdr) -
+			 sizeof(struct udphdr));
 	bool shared = !uf;
 	int i;
 
 	for (i = 0; i < UDP_BATCH; i++) {
-		struct sockaddr_in sa;
+		union sockaddr_inany sa;
 		socklen_t sl = sizeof(sa);
 		ssize_t n;
 
 		n = recvfrom(s, payload, max, MSG_DONTWAIT | MSG_TRUNC,
-			     (struct sockaddr *)&sa, &sl);
+			     &sa.sa, &sl);
 		if (n < 0)
 			return;
-		if ((size_t)n > max)
+		if (shared && !(uf = udp_inbound_flow(c, s, port, &sa, sl)))
+			continue;
+		if ((size_t)n > udp_payload_max(c, uf))
 			continue;	/* larger than the guest's MTU */
-
-		if (shared) {
-			struct flow_key key = { .proto = IPPROTO_UDP };
-			int idx;
-
-			key.gaddr = c->addr4;
-			key.gport = c->udp_fwd->to[port];
-			key.paddr = sa.sin_addr;
-			key.pport = ntohs(sa.sin_port);
-			if ((ntohl(sa.sin_addr.s_addr) >> 24) ==
-			    IN_LOOPBACKNET ||
-			    sa.sin_addr.s_addr == c->addr4.s_addr)
-				key.paddr = c->gw4;
-			idx = flow_lookup(&key);
-			uf = idx >= 0 ? &flowtab[idx].udp :
-					udp_flow_new(c, &key, s);
-			if (!uf)
-				continue;
-			uf->host_port = port;
-			uf->peer = sa;
-		}
 		udp_to_tap(c, uf, n);
 	}
 }
@@ -281,19 +350,13 @@ void udp_init(struct ctx *c)
 	unsigned int port;
 
 	for (port = 1; port <= USHRT_MAX; port++) {
-		struct sockaddr_in sa = {
-			.sin_family = AF_INET,
-			.sin_port = htons(port),
-		};
 		int s;
 
 		if (!c->udp_fwd->to[port])
 			continue;
-		s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			   IPPROTO_UDP);
-		if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof(sa)))
-			die("UDP: can't bind port %u: %s", port,
-			    strerror(errno));
+		s = ip_sock_bind_any(c, SOCK_DGRAM, port);
+		if (s < 0)
+			die("UDP: can't bind port %u: %s", port, strerror(-s));
 		c->udp_fwd->fd[port] = s;
 		epoll_ref_add(c, s, EPOLL_TYPE_UDP_LISTEN, port, EPOLLIN);
 	}

@@ -2,16 +2,20 @@
 #ifndef UDP_H
 #define UDP_H
 
-#include <netinet/ip.h>
 #include <stdint.h>
 
+#include "ip.h"
 #include "passt.h"
 #include "pkt.h"
 
 #define UDP_IDLE_TIMEOUT_MS	(180 * MS_PER_S)
 
 void udp_init(struct ctx *c);
-void udp_tap_input(struct ctx *c, const struct iphdr *ih, struct pkt_view l4);
+void udp_tap_input(struct ctx *c, const struct l3_info *l3,
+		   struct pkt_view l4);
+void udp_tap_send(struct ctx *c, uint8_t *buf, const union inany_addr *src,
+		  uint16_t sport, const union inany_addr *dst, uint16_t dport,
+		  size_t len);
 void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 

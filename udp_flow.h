@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "flow.h"
+#include "inany.h"
 
 /**
  * struct udp_flow - one UDP flow between the guest and a host peer
@@ -17,6 +18,7 @@
  * @host_port:	forwarded host port (inbound only)
  * @peer:	the sender's real address and port (inbound only): the key
  *		may show the gateway instead
+ * @peer_len:	length of @peer
  * @dgrams_from_tap:	datagrams from the guest
  * @dgrams_to_tap:	datagrams to the guest
  */
@@ -25,7 +27,8 @@ struct udp_flow {
 	int sock;
 	bool inbound;
 	uint16_t host_port;
-	struct sockaddr_in peer;
+	union sockaddr_inany peer;
+	socklen_t peer_len;
 	uint64_t dgrams_from_tap;
 	uint64_t dgrams_to_tap;
 };

@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
+#include <linux/ipv6.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
@@ -287,11 +288,133 @@ static struct flow_key test_key(unsigned int i)
 {
 	struct flow_key k = { .proto = IPPROTO_UDP };
 
-	k.gaddr = c.addr4;
-	k.paddr.s_addr = htonl(0xc6336400 | (i & 0xff));
+	inany_from_v4(&k.gaddr, c.addr4);
+	inany_from_v4(&k.paddr,
+		      (struct in_addr){ htonl(0xc6336400 | (i & 0xff)) });
 	k.gport = 1024 + i;
 	k.pport = 53;
 	return k;
+}
+
+/* IPv6 frames: Ethernet + IPv6 + extension headers @ext + L4 */
+static size_t build_ip6(uint8_t nexthdr, const void *ext, size_t ext_len,
+			const void *l4, size_t l4_len)
+{
+	uint8_t *f = frame + FRAME_PAD;
+	struct ethhdr *eh = (struct ethhdr *)f;
+	struct ipv6hdr *ip6h = (struct ipv6hdr *)(f + sizeof(*eh));
+
+	memset(f, 0, 14 + 40);
+	memcpy(eh->h_dest, c.mac_ours, 6);
+	memcpy(eh->h_source, "\x02\x00\x00\x00\x00\x07", 6);
+	eh->h_proto = htons(ETH_P_IPV6);
+	ip6h->version = 6;
+	ip6h->payload_len = htons(ext_len + l4_len);
+	ip6h->nexthdr = nexthdr;
+	ip6h->hop_limit = 64;
+	inet_pton(AF_INET6, "2001:db8::1", &ip6h->saddr);
+	inet_pton(AF_INET6, "2001:db8::2", &ip6h->daddr);
+	if (ext_len)
+		memcpy(f + 54, ext, ext_len);
+	if (l4_len)
+		memcpy(f + 54 + ext_len, l4, l4_len);
+	return 54 + ext_len + l4_len;
+}
+
+static struct ipv6hdr *frame_ip6(void)
+{
+	return (struct ipv6hdr *)(frame + FRAME_PAD + 14);
+}
+
+/* An 8-byte options header (hop-by-hop or destination): PadN to the end */
+#define OPTS8(next)	(next), 0, 1, 4, 0, 0, 0, 0
+
+static void test_frames6(void)
+{
+	static const uint8_t syn[20] = { 0x9c, 0x40, 0, 1, [12] = 5 << 4,
+					 [13] = TH_SYN, [14] = 0xff };
+	static const uint8_t hbh_dst[] = { OPTS8(IPPROTO_DSTOPTS),
+					   OPTS8(IPPROTO_TCP) };
+	static const uint8_t dst_hbh[] = { OPTS8(IPPROTO_HOPOPTS),
+					   OPTS8(IPPROTO_TCP) };
+	static const uint8_t frag[] = { IPPROTO_TCP, 0, 0, 1, 0, 0, 0, 1 };
+	static const uint8_t routing_segs[] = { IPPROTO_TCP, 0, 0, 1,
+						0, 0, 0, 0 };
+	static const uint8_t hbh_long[] = { IPPROTO_TCP, 4, 1, 4 };
+	uint8_t chain[8 * 9];
+	unsigned int i, flows;
+	size_t len;
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	expect_drop(14 + 39, DROP_IP6_MALFORMED, "truncated IPv6 header dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	frame_ip6()->payload_len = htons(sizeof(syn) + 1);
+	expect_drop(len, DROP_IP6_MALFORMED,
+		    "IPv6 payload length past the frame end dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	frame_ip6()->payload_len = 0;
+	expect_drop(len, DROP_IP6_JUMBO, "jumbogram (payload length 0) dropped");
+
+	len = build_ip6(IPPROTO_FRAGMENT, frag, sizeof(frag), syn, sizeof(syn));
+	expect_drop(len, DROP_IP6_FRAG, "IPv6 fragment dropped");
+
+	len = build_ip6(IPPROTO_HOPOPTS, hbh_long, sizeof(hbh_long), NULL, 0);
+	expect_drop(len, DROP_IP6_EXTHDR,
+		    "hop-by-hop header longer than the payload dropped");
+
+	len = build_ip6(IPPROTO_DSTOPTS, dst_hbh, sizeof(dst_hbh),
+			syn, sizeof(syn));
+	expect_drop(len, DROP_IP6_EXTHDR,
+		    "hop-by-hop header not first dropped");
+
+	for (i = 0; i < 9; i++) {
+		uint8_t h[] = { OPTS8(i < 8 ? IPPROTO_DSTOPTS : IPPROTO_TCP) };
+
+		memcpy(chain + i * 8, h, 8);
+	}
+	len = build_ip6(IPPROTO_DSTOPTS, chain, sizeof(chain), syn,
+			sizeof(syn));
+	expect_drop(len, DROP_IP6_EXTHDR,
+		    "chain of nine extension headers dropped");
+
+	len = build_ip6(IPPROTO_ROUTING, routing_segs, sizeof(routing_segs),
+			syn, sizeof(syn));
+	expect_drop(len, DROP_IP6_EXTHDR,
+		    "routing header with segments left dropped");
+
+	len = build_ip6(132, NULL, 0, syn, sizeof(syn));
+	expect_drop(len, DROP_IP6_PROTO, "unsupported protocol over IPv6 dropped");
+
+	len = build_ip6(IPPROTO_ICMP, NULL, 0, "\x08\0\0\0\0\0\0\0", 8);
+	expect_drop(len, DROP_IP6_PROTO, "ICMP (for IPv4) over IPv6 dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	inet_pton(AF_INET6, "ff02::1", &frame_ip6()->saddr);
+	expect_drop(len, DROP_IP6_ADDR, "multicast source dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	inet_pton(AF_INET6, "::ffff:192.0.2.1", &frame_ip6()->saddr);
+	expect_drop(len, DROP_IP6_ADDR, "IPv4-mapped source dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	inet_pton(AF_INET6, "ff0e::1", &frame_ip6()->daddr);
+	expect_drop(len, DROP_MULTICAST_DST, "TCP SYN to multicast dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	c.ip6_off = true;
+	expect_drop(len, DROP_IP_FAMILY_OFF, "IPv6 with -4 dropped");
+	c.ip6_off = false;
+
+	flows = flow_count();
+	len = build_ip6(IPPROTO_HOPOPTS, hbh_dst, sizeof(hbh_dst), syn,
+			sizeof(syn));
+	tap_input(&c, frame + FRAME_PAD, len + 6);
+	ok(flow_count() == flows + 1,
+	   "SYN after hop-by-hop and destination options creates a flow");
+	flow_close_all(&c);
+	flow_defer_free(&c);
 }
 
 static void test_flow_table(void)
@@ -373,6 +496,7 @@ int main(void)
 
 	test_checksum();
 	test_frames();
+	test_frames6();
 	test_flow_table();
 
 	printf("1..%d\n", test_n);

@@ -13,7 +13,7 @@
  * -EHOSTUNREACH, as IPv6 routes on lo are reject routes inside the kernel so
  * the gateway looks unreachable, or -EINVAL ("Egress device can not be
  * loopback device for this route") when the lookup is skipped. So we check
- * that nl_route6_add_default() via 2001:db8::1 on lo is refused, then add and
+ * that nl_route_add_default() via 2001:db8::1 on lo is refused, then add and
  * read back a direct IPv6 default route on lo (gateway ::).
  * The IPv4 default route via 192.0.2.1 works once lo has 192.0.2.7/24.
  *
@@ -29,7 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "inany.h"
 #include "netlink.h"
+#include "util.h"
 
 #define TESTS_PLANNED		35
 #define FILLER_ADDRS		1024	/* enough for a multi-datagram dump */
@@ -38,20 +40,17 @@
 static int tests_run, tests_failed;
 
 /**
- * ok() - report one TAP test result
+ * vok() - report one TAP test result
  * @pass:	whether the test passed
  * @fmt:	description, printf-style
+ * @ap:		arguments for @fmt
  *
  * Return: @pass
  */
-static bool ok(bool pass, const char *fmt, ...)
+static bool vok(bool pass, const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	printf("%sok %d - ", pass ? "" : "not ", ++tests_run);
-	va_start(ap, fmt);
 	vprintf(fmt, ap);
-	va_end(ap);
 	putchar('\n');
 
 	if (!pass)
@@ -60,16 +59,40 @@ static bool ok(bool pass, const char *fmt, ...)
 }
 
 /**
+ * ok() - report one TAP test result
+ * @pass:	whether the test passed
+ * @fmt:	description, printf-style
+ *
+ * Return: @pass
+ */
+__attribute__((format(printf, 2, 3)))
+static bool ok(bool pass, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pass = vok(pass, fmt, ap);
+	va_end(ap);
+	return pass;
+}
+
+/**
  * ok_rc() - report a test on a return code, with a diagnostic on failure
  * @got:	value returned
  * @want:	value expected
- * @what:	description
+ * @fmt:	description, printf-style
  *
  * Return: true if @got is @want
  */
-static bool ok_rc(int got, int want, const char *what)
+__attribute__((format(printf, 3, 4)))
+static bool ok_rc(int got, int want, const char *fmt, ...)
 {
-	bool pass = ok(got == want, "%s", what);
+	va_list ap;
+	bool pass;
+
+	va_start(ap, fmt);
+	pass = vok(got == want, fmt, ap);
+	va_end(ap);
 
 	if (!pass)
 		printf("# got %d (%s), expected %d (%s)\n", got,
@@ -84,18 +107,98 @@ static void bail_out(const char *why)
 	exit(EXIT_FAILURE);
 }
 
-static const char *str4(struct in_addr a)
+/**
+ * addr() - an address of either family from text
+ * @s:		IPv4 or IPv6 address
+ *
+ * Return: @s as union inany_addr, IPv4 addresses IPv4-mapped
+ */
+static union inany_addr addr(const char *s)
 {
-	static char buf[INET_ADDRSTRLEN];
+	union inany_addr a;
+	struct in_addr v4;
 
-	return inet_ntop(AF_INET, &a, buf, sizeof(buf));
+	if (inet_pton(AF_INET, s, &v4) == 1)
+		inany_from_v4(&a, v4);
+	else if (inet_pton(AF_INET6, s, &a.a6) != 1)
+		bail_out("bad address in test");
+	return a;
 }
 
-static const char *str6(const struct in6_addr *a)
+static const char *str(const union inany_addr *a)
 {
-	static char buf[INET6_ADDRSTRLEN];
+	static char buf[INANY_STRLEN];
 
-	return inet_ntop(AF_INET6, a, buf, sizeof(buf));
+	return inany_ntop(a, buf, sizeof(buf));
+}
+
+static const char *af_name(int af)
+{
+	return af == AF_INET ? "AF_INET" : "AF_INET6";
+}
+
+/**
+ * ok_addr() - test that nl_addr_get() finds an address on a link
+ * @nl:		netlink socket
+ * @ifi:	interface index
+ * @want:	address expected, its family is the one asked for
+ * @want_plen:	prefix length expected
+ * @fmt:	description, printf-style
+ *
+ * Return: true if nl_addr_get() found @want/@want_plen
+ */
+__attribute__((format(printf, 5, 6)))
+static bool ok_addr(int nl, unsigned int ifi, const char *want, int want_plen,
+		    const char *fmt, ...)
+{
+	union inany_addr a = addr(want), got;
+	int plen = -1, rc;
+	va_list ap;
+	bool pass;
+
+	memset(&got, 0xff, sizeof(got));
+	rc = nl_addr_get(nl, inany_family(&a), ifi, &got, &plen);
+
+	va_start(ap, fmt);
+	pass = vok(!rc && inany_equals(&got, &a) && plen == want_plen, fmt, ap);
+	va_end(ap);
+
+	if (!pass)
+		printf("# rc %d, got %s/%d\n", rc, str(&got), plen);
+	return pass;
+}
+
+/**
+ * ok_route() - test that nl_default_route() finds a route via a gateway
+ * @nl:		netlink socket
+ * @ifi:	output interface expected
+ * @gw:		gateway expected, its family is the one asked for; 0.0.0.0 or
+ *		:: for a direct route
+ * @fmt:	description, printf-style
+ *
+ * Return: true if nl_default_route() found a route on @ifi via @gw
+ */
+__attribute__((format(printf, 4, 5)))
+static bool ok_route(int nl, unsigned int ifi, const char *gw,
+		     const char *fmt, ...)
+{
+	union inany_addr want = addr(gw), got;
+	unsigned int got_ifi = 0;
+	va_list ap;
+	bool pass;
+	int rc;
+
+	memset(&got, 0xff, sizeof(got));
+	rc = nl_default_route(nl, inany_family(&want), &got_ifi, &got);
+
+	va_start(ap, fmt);
+	pass = vok(!rc && got_ifi == ifi && inany_equals(&got, &want), fmt, ap);
+	va_end(ap);
+
+	if (!pass)
+		printf("# rc %d, got ifindex %u via %s\n", rc, got_ifi,
+		       str(&got));
+	return pass;
 }
 
 static void test_link(int nl, unsigned int lo)
@@ -123,95 +226,77 @@ static void test_link(int nl, unsigned int lo)
 	      "nl_link_mtu_get() of a missing link is -ENODEV");
 }
 
-static void test_addr4(int nl, unsigned int lo)
+/**
+ * test_addr() - add an address of global scope to lo, read it back
+ * @nl:		netlink socket
+ * @lo:		index of lo
+ * @host:	loopback address lo already has, of host scope
+ * @a:		address to add
+ * @plen:	its prefix length
+ */
+static void test_addr(int nl, unsigned int lo, const char *host,
+		      const char *a, int plen)
 {
-	struct in_addr want, got = { 0 };
-	int plen = -1, rc;
+	union inany_addr want = addr(a), got;
+	int af = inany_family(&want), got_plen;
 
-	inet_pton(AF_INET, "192.0.2.7", &want);
-
-	ok_rc(nl_addr4_get(nl, lo, &got, &plen), -ENOENT,
-	      "nl_addr4_get(lo) skips 127.0.0.1 (host scope): -ENOENT");
-	ok_rc(nl_addr4_add(nl, lo, want, 24), 0,
-	      "nl_addr4_add(lo, 192.0.2.7/24)");
-	ok_rc(nl_addr4_add(nl, lo, want, 24), -EEXIST,
-	      "nl_addr4_add() of the same address again is -EEXIST");
-	ok_rc(nl_addr4_add(nl, lo, want, 33), -EINVAL,
-	      "nl_addr4_add() with prefix length 33 is -EINVAL");
-
-	rc = nl_addr4_get(nl, lo, &got, &plen);
-	if (!ok(!rc && got.s_addr == want.s_addr && plen == 24,
-		"nl_addr4_get(lo) reads back 192.0.2.7/24"))
-		printf("# rc %d, got %s/%d\n", rc, str4(got), plen);
-
-	ok_rc(nl_addr4_get(nl, NO_SUCH_IFI, &got, &plen), -ENOENT,
-	      "nl_addr4_get() on a missing link is -ENOENT");
+	ok_rc(nl_addr_get(nl, af, lo, &got, &got_plen), -ENOENT,
+	      "nl_addr_get(%s, lo) skips %s (host scope): -ENOENT",
+	      af_name(af), host);
+	ok_rc(nl_addr_add(nl, lo, &want, plen), 0,
+	      "nl_addr_add(lo, %s/%d)", a, plen);
+	ok_rc(nl_addr_add(nl, lo, &want, plen), -EEXIST,
+	      "nl_addr_add() of %s/%d again is -EEXIST", a, plen);
+	ok_addr(nl, lo, a, plen, "nl_addr_get(%s, lo) reads back %s/%d",
+		af_name(af), a, plen);
 }
 
-static void test_addr6(int nl, unsigned int lo)
+/* What only the IPv4 half checks: a prefix too long, and a missing link */
+static void test_addr_invalid(int nl, unsigned int lo)
 {
-	struct in6_addr want, got = IN6ADDR_ANY_INIT;
-	int plen = -1, rc;
+	union inany_addr a = addr("192.0.2.7"), got;
+	int plen;
 
-	inet_pton(AF_INET6, "2001:db8::7", &want);
-
-	ok_rc(nl_addr6_get(nl, lo, &got, &plen), -ENOENT,
-	      "nl_addr6_get(lo) skips ::1 (host scope): -ENOENT");
-	ok_rc(nl_addr6_add(nl, lo, &want, 64), 0,
-	      "nl_addr6_add(lo, 2001:db8::7/64)");
-	ok_rc(nl_addr6_add(nl, lo, &want, 64), -EEXIST,
-	      "nl_addr6_add() of the same address again is -EEXIST");
-
-	rc = nl_addr6_get(nl, lo, &got, &plen);
-	if (!ok(!rc && IN6_ARE_ADDR_EQUAL(&got, &want) && plen == 64,
-		"nl_addr6_get(lo) reads back 2001:db8::7/64"))
-		printf("# rc %d, got %s/%d\n", rc, str6(&got), plen);
+	ok_rc(nl_addr_add(nl, lo, &a, 33), -EINVAL,
+	      "nl_addr_add() of an IPv4 address with prefix length 33 is "
+	      "-EINVAL");
+	ok_rc(nl_addr_get(nl, AF_INET, NO_SUCH_IFI, &got, &plen), -ENOENT,
+	      "nl_addr_get(AF_INET) on a missing link is -ENOENT");
 }
 
-static void test_route4(int nl, unsigned int lo)
+/**
+ * test_route_add() - add a default route on lo, read it back
+ * @nl:		netlink socket
+ * @lo:		index of lo
+ * @gw:		gateway, 0.0.0.0 or :: for a direct route
+ */
+static void test_route_add(int nl, unsigned int lo, const char *gw)
 {
-	struct in_addr gw, got = { 0 };
+	union inany_addr a = addr(gw);
+	const char *how = inany_is_unspecified(&a) ? "direct," : "via";
+
+	ok_rc(nl_route_add_default(nl, lo, &a), 0,
+	      "nl_route_add_default(lo, %s %s)", how, gw);
+	ok_rc(nl_route_add_default(nl, lo, &a), -EEXIST,
+	      "nl_route_add_default(lo, %s %s) again is -EEXIST", how, gw);
+	ok_route(nl, lo, gw, "nl_default_route(%s) reads back lo, gateway %s",
+		 af_name(inany_family(&a)), gw);
+}
+
+/* The kernel takes no IPv6 gateway on lo: see the top of this file */
+static void test_route6_gw(int nl, unsigned int lo)
+{
+	union inany_addr gw = addr("2001:db8::1"), got;
 	unsigned int ifi = 0;
 	int rc;
 
-	inet_pton(AF_INET, "192.0.2.1", &gw);
-
-	ok_rc(nl_route4_add_default(nl, lo, gw), 0,
-	      "nl_route4_add_default(lo, via 192.0.2.1)");
-	ok_rc(nl_route4_add_default(nl, lo, gw), -EEXIST,
-	      "nl_route4_add_default() of the same route again is -EEXIST");
-
-	rc = nl_default_route4(nl, &ifi, &got);
-	if (!ok(!rc && ifi == lo && got.s_addr == gw.s_addr,
-		"nl_default_route4() reads back lo via 192.0.2.1"))
-		printf("# rc %d, got ifindex %u via %s\n", rc, ifi, str4(got));
-}
-
-static void test_route6(int nl, unsigned int lo)
-{
-	struct in6_addr gw, got;
-	unsigned int ifi = 0;
-	int rc;
-
-	inet_pton(AF_INET6, "2001:db8::1", &gw);
-
-	rc = nl_route6_add_default(nl, lo, &gw);
+	rc = nl_route_add_default(nl, lo, &gw);
 	if (!ok(rc == -EHOSTUNREACH || rc == -EINVAL,
-		"nl_route6_add_default(lo, via 2001:db8::1) is refused: "
+		"nl_route_add_default(lo, via 2001:db8::1) is refused: "
 		"no IPv6 gateway on loopback"))
 		printf("# got %d, expected -EHOSTUNREACH or -EINVAL\n", rc);
-	ok_rc(nl_default_route6(nl, &ifi, &got), -ENOENT,
-	      "nl_default_route6() after the refused route is -ENOENT");
-	ok_rc(nl_route6_add_default(nl, lo, &in6addr_any), 0,
-	      "nl_route6_add_default(lo, direct)");
-	ok_rc(nl_route6_add_default(nl, lo, &in6addr_any), -EEXIST,
-	      "nl_route6_add_default() of the same route again is -EEXIST");
-
-	memset(&got, 0xff, sizeof(got));
-	rc = nl_default_route6(nl, &ifi, &got);
-	if (!ok(!rc && ifi == lo && IN6_IS_ADDR_UNSPECIFIED(&got),
-		"nl_default_route6() reads back lo, gateway ::"))
-		printf("# rc %d, got ifindex %u via %s\n", rc, ifi, str6(&got));
+	ok_rc(nl_default_route(nl, AF_INET6, &ifi, &got), -ENOENT,
+	      "nl_default_route(AF_INET6) after the refused route is -ENOENT");
 }
 
 /* Each address is about 80 bytes in an RTM_GETADDR dump, and each adds a
@@ -220,34 +305,33 @@ static void test_route6(int nl, unsigned int lo)
  */
 static void test_multipart(int nl, unsigned int lo)
 {
-	struct in_addr a, want, got4 = { 0 }, gw;
-	unsigned int ifi = 0;
+	union inany_addr a, got;
 	int i, rc = 0, plen = -1;
 
 	for (i = 0; i < FILLER_ADDRS && !rc; i++) {
-		a.s_addr = htonl(0x0a000000 | (uint32_t)(i + 1));
-		rc = nl_addr4_add(nl, lo, a, 32);
+		struct in_addr v4 = {
+			htonl(0x0a000000 | (uint32_t)(i + 1))
+		};
+
+		inany_from_v4(&a, v4);
+		rc = nl_addr_add(nl, lo, &a, 32);
 	}
 	if (!ok(!rc, "added %d more addresses to lo", FILLER_ADDRS))
 		printf("# address %d: %s\n", i, strerror(-rc));
 
-	inet_pton(AF_INET, "192.0.2.7", &want);
-	rc = nl_addr4_get(nl, lo, &got4, &plen);
-	if (!ok(!rc && got4.s_addr == want.s_addr && plen == 24,
-		"nl_addr4_get(lo) in a multi-part dump finds 192.0.2.7/24"))
-		printf("# rc %d, got %s/%d\n", rc, str4(got4), plen);
+	ok_addr(nl, lo, "192.0.2.7", 24,
+		"nl_addr_get(AF_INET, lo) in a multi-part dump finds "
+		"192.0.2.7/24");
 
-	ok_rc(nl_addr4_get(nl, NO_SUCH_IFI, &got4, &plen), -ENOENT,
-	      "nl_addr4_get() reads a whole multi-part dump to -ENOENT");
+	ok_rc(nl_addr_get(nl, AF_INET, NO_SUCH_IFI, &got, &plen), -ENOENT,
+	      "nl_addr_get(AF_INET) reads a whole multi-part dump to -ENOENT");
 
-	inet_pton(AF_INET, "192.0.2.1", &gw);
-	rc = nl_default_route4(nl, &ifi, &got4);
-	if (!ok(!rc && ifi == lo && got4.s_addr == gw.s_addr,
-		"nl_default_route4() with %d local routes", FILLER_ADDRS))
-		printf("# rc %d, got ifindex %u via %s\n", rc, ifi, str4(got4));
+	ok_route(nl, lo, "192.0.2.1",
+		 "nl_default_route(AF_INET) with %d local routes",
+		 FILLER_ADDRS);
 
 	/* A request right after an early match: the dump was drained */
-	rc = nl_addr4_get(nl, lo, &got4, &plen);
+	rc = nl_addr_get(nl, AF_INET, lo, &got, &plen);
 	rc = rc ? rc : nl_link_mtu_get(nl, lo);
 	ok(rc > 0, "requests after an early match in a dump still work");
 }
@@ -260,9 +344,10 @@ static void test_mtu(int nl, unsigned int lo)
 
 int main(void)
 {
-	struct in6_addr gw6;
-	struct in_addr gw4;
+	static const int afs[] = { AF_INET, AF_INET6 };
+	union inany_addr gw;
 	unsigned int ifi;
+	size_t i;
 	int nl, lo;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -273,22 +358,25 @@ int main(void)
 		bail_out(strerror(-nl));
 
 	/* Don't touch a namespace that looks configured, e.g. the host's */
-	if (!ok_rc(nl_default_route4(nl, &ifi, &gw4), -ENOENT,
-		   "nl_default_route4() in a fresh namespace is -ENOENT") ||
-	    !ok_rc(nl_default_route6(nl, &ifi, &gw6), -ENOENT,
-		   "nl_default_route6() in a fresh namespace is -ENOENT"))
-		bail_out("namespace has a default route: "
-			 "run as unshare -rn ./test/unit_netlink");
+	for (i = 0; i < ARRAY_SIZE(afs); i++) {
+		if (!ok_rc(nl_default_route(nl, afs[i], &ifi, &gw), -ENOENT,
+			   "nl_default_route(%s) in a fresh namespace is "
+			   "-ENOENT", af_name(afs[i])))
+			bail_out("namespace has a default route: "
+				 "run as unshare -rn ./test/unit_netlink");
+	}
 
 	lo = nl_link_index(nl, "lo");
 	if (!ok(lo > 0, "nl_link_index(lo) > 0"))
 		bail_out(strerror(-lo));
 
 	test_link(nl, lo);
-	test_addr4(nl, lo);
-	test_addr6(nl, lo);
-	test_route4(nl, lo);
-	test_route6(nl, lo);
+	test_addr(nl, lo, "127.0.0.1", "192.0.2.7", 24);
+	test_addr_invalid(nl, lo);
+	test_addr(nl, lo, "::1", "2001:db8::7", 64);
+	test_route_add(nl, lo, "192.0.2.1");
+	test_route6_gw(nl, lo);
+	test_route_add(nl, lo, "::");
 	test_multipart(nl, lo);
 	test_mtu(nl, lo);
 

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ip.c - the IP layer: check what the guest sends, build what it receives
+ *
+ * Theory of operation: tap.c hands us the payload of each Ethernet frame of
+ * type IPv4 or IPv6. Each packet is checked once, completely, through the
+ * pkt_view cursor, then trusted by the L4 handlers, which see one
+ * family-neutral struct l3_info (addresses as union inany_addr) and a view of
+ * exactly the L4 payload: no L4 code exists twice for the two families.
+ *
+ * IPv4: IHL against total length against frame length, header checksum;
+ * fragments are dropped. IPv6 (RFC 8200): the payload length must fit in the
+ * frame (the rest is Ethernet padding, trimmed); a payload length of zero is
+ * a jumbogram (RFC 2675), which no link of ours carries; extension headers
+ * are walked with the same cursor: hop-by-hop options only right after the
+ * header (4.1), routing headers only with no segments left (we are the final
+ * destination, and forward nothing on the guest's behalf, 4.4), destination
+ * options skipped, at most IP6_EXT_MAX of them; a fragment header drops the
+ * packet: the guest's kernel sends nothing larger than the MTU we gave it.
+ * Every drop is counted by reason (pkt_drop()).
+ *
+ * Addresses: the guest's gateway (IPv4 and IPv6, and our link-local address)
+ * stands for the host itself: ip_gw_to_host() maps it to the host's loopback
+ * unless --no-map-gw. Inbound, a client on the host's loopback, or one using
+ * the guest's own address, appears to come from the gateway
+ * (ip_inbound_peer()). We remember the source addresses the guest uses
+ * (ip_seen()): inbound connections go to the address it last used, which in
+ * passt mode may be one it made itself by SLAAC.
+ *
+ * Output: ip_frame() writes the Ethernet and IP headers of a frame whose L4
+ * header starts at FRAME_L4_OFF of the caller's buffer, and ip_l4_csum() the
+ * L4 checksum, left partial where the tap device completes it (see tap.c).
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <netinet/udp.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checksum.h"
+#include "icmp.h"
+#include "ip.h"
+#include "log.h"
+#include "passt.h"
+#include "tap.h"
+#include "tcp.h"
+#include "udp.h"
+
+#define IP6_EXT_MAX		8	/* extension headers we walk, at most */
+#define IP_TTL_OURS		64
+#define IP6_ROUTING_SEGS_OFF	3	/* Segments Left, RFC 8200, 4.4 */
+
+static_assert(FRAME_L4_OFF % 8 == 0, "L4 headers are 8-byte aligned");
+static_assert((FRAME_L4_OFF - sizeof(struct iphdr)) % 4 == 0,
+	      "IPv4 headers are 4-byte aligned");
+
+/**
+ * ip_family_on() - is this family served?
+ * @c:		execution context
+ * @family:	AF_INET or AF_INET6
+ *
+ * Return: false if -4/-6 or the host turned it off
+ */
+bool ip_family_on(const struct ctx *c, int family)
+{
+	return family == AF_INET ? !c->ip4_off : !c->ip6_off;
+}
+
+/**
+ * ip_seen() - remember the guest's own source address
+ * @c:		execution context
+ * @src:	source address of a packet from the guest
+ */
+static void ip_seen(struct ctx *c, const union inany_addr *src)
+{
+	const struct in_addr *v4 = inany_v4(src);
+
+	if (inany_is_unspecified(src) || inany_is_multicast(src) ||
+	    inany_is_loopback(src))
+		return;
+	if (v4)
+		c->addr4_seen = *v4;
+	else if (inany_is_linklocal6(src))
+		c->addr6_ll_seen = src->a6;
+	else
+		c->addr6_seen = src->a6;
+}
+
+/**
+ * l4_input() - hand a checked packet to its L4 protocol
+ * @c:		execution context
+ * @l3:		addresses and protocol
+ * @l4:		exactly the L4 header and payload
+ * @noproto:	drop reason for a protocol we don't handle in this family
+ */
+static void l4_input(struct ctx *c, const struct l3_info *l3,
+		     struct pkt_view l4, enum pkt_drop_reason noproto)
+{
+	bool v4 = inany_is_v4(&l3->src);
+
+	switch (l3->proto) {
+	case IPPROTO_TCP:
+		if (inany_is_multicast(&l3->dst)) {
+			pkt_drop(DROP_MULTICAST_DST);
+			return;
+		}
+		tcp_tap_input(c, l3, l4);
+		return;
+	case IPPROTO_UDP:
+		udp_tap_input(c, l3, l4);
+		return;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		if (v4 == (l3->proto == IPPROTO_ICMP)) {
+			icmp_tap_input(c, l3, l4);
+			return;
+		}
+		break;
+	}
+	pkt_drop(noproto);
+}
+
+/**
+ * ip4_input() - check an IPv4 packet completely, then hand it to L4
+ * @c:		execution context
+ * @v:		view from the start of the IPv4 header to the end of the frame
+ */
+void ip4_input(struct ctx *c, struct pkt_view v)
+{
+	const struct iphdr *ih;
+	struct l3_info l3;
+	struct pkt_view l4;
+	size_t hlen, tot;
+
+	ih = pkt_pull(&v, sizeof(*ih));
+	if (!ih || ih->version != 4 || ih->ihl < 5) {
+		pkt_drop(DROP_IP4_MALFORMED);
+		return;
+	}
+	hlen = ih->ihl * 4;
+	tot = ntohs(ih->tot_len);
+	/* Total length covers the header and fits in the frame; anything
+	 * past it is Ethernet padding and is trimmed.
+	 */
+	if (tot < hlen || tot > v.len + sizeof(*ih) ||
+	    !pkt_pull(&v, hlen - sizeof(*ih))) {
+		pkt_drop(DROP_IP4_MALFORMED);
+		return;
+	}
+	if (csum(ih, hlen, 0)) {
+		pkt_drop(DROP_IP4_CSUM);
+		return;
+	}
+	if (ntohs(ih->frag_off) & (IP_MF | IP_OFFMASK)) {
+		pkt_drop(DROP_IP4_FRAG);
+		return;
+	}
+	if (!pkt_sub(&v, tot - hlen, &l4)) {
+		pkt_drop(DROP_IP4_MALFORMED);
+		return;
+	}
+	if (c->ip4_off) {
+		pkt_drop(DROP_IP_FAMILY_OFF);
+		return;
+	}
+
+	inany_from_v4(&l3.src, (struct in_addr){ ih->saddr });
+	inany_from_v4(&l3.dst, (struct in_addr){ ih->daddr });
+	l3.proto = ih->protocol;
+	l3.hop_limit = ih->ttl;
+	ip_seen(c, &l3.src);
+	l4_input(c, &l3, l4, DROP_IP4_PROTO);
+}
+
+/**
+ * ip6_ext_skip() - walk the extension headers to the upper-layer header
+ * @v:		view from the first header after the IPv6 header, advanced
+ * @proto:	Next Header of the IPv6 header, then of the last one walked
+ *
+ * Return: 0 on success, or the drop reason
+ */
+static int ip6_ext_skip(struct pkt_view *v, uint8_t *proto)
+{
+	unsigned int n;
+
+	for (n = 0; n <= IP6_EXT_MAX; n++) {
+		const uint8_t *h, *rest;
+
+		switch (*proto) {
+		case IPPROTO_HOPOPTS:
+			if (n)
+				return DROP_IP6_EXTHDR;
+			break;
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			break;
+		case IPPROTO_FRAGMENT:
+			return DROP_IP6_FRAG;
+		default:
+			return 0;
+		}
+		/* Next Header, Hdr Ext Len in 8-octet units past the first */
+		h = pkt_pull(v, 2);
+		if (!h || !(rest = pkt_pull(v, h[1] * 8 + 6)))
+			return DROP_IP6_EXTHDR;
+		if (*proto == IPPROTO_ROUTING && rest[IP6_ROUTING_SEGS_OFF - 2])
+			return DROP_IP6_EXTHDR;
+		*proto = h[0];
+	}
+	return DROP_IP6_EXTHDR;
+}
+
+/**
+ * ip6_input() - check an IPv6 packet completely, then hand it to L4
+ * @c:		execution context
+ * @v:		view from the start of the IPv6 header to the end of the frame
+ */
+void ip6_input(struct ctx *c, struct pkt_view v)
+{
+	const struct ipv6hdr *ip6h = pkt_pull(&v, sizeof(*ip6h));
+	struct l3_info l3;
+	struct pkt_view l4;
+	int ret;
+
+	if (!ip6h || ip6h->version != 6) {
+		pkt_drop(DROP_IP6_MALFORMED);
+		return;
+	}
+	if (!ip6h->payload_len) {
+		pkt_drop(DROP_IP6_JUMBO);
+		return;
+	}
+	if (!pkt_sub(&v, ntohs(ip6h->payload_len), &l4)) {
+		pkt_drop(DROP_IP6_MALFORMED);
+		return;
+	}
+	l3.proto = ip6h->nexthdr;
+	ret = ip6_ext_skip(&l4, &l3.proto);
+	if (ret) {
+		pkt_drop(ret);
+		return;
+	}
+	memcpy(&l3.src.a6, &ip6h->saddr, sizeof(l3.src.a6));
+	memcpy(&l3.dst.a6, &ip6h->daddr, sizeof(l3.dst.a6));
+	/* IPv4-mapped addresses never appear on the wire (RFC 4291, 2.5.5.2):
+	 * they would pass for IPv4 here
+	 */
+	if (inany_is_multicast(&l3.src) || inany_is_v4(&l3.src) ||
+	    inany_is_v4(&l3.dst)) {
+		pkt_drop(DROP_IP6_ADDR);
+		return;
+	}
+	if (c->ip6_off) {
+		pkt_drop(DROP_IP_FAMILY_OFF);
+		return;
+	}
+	l3.hop_limit = ip6h->hop_limit;
+	ip_seen(c, &l3.src);
+	l4_input(c, &l3, l4, DROP_IP6_PROTO);
+}
+
+/**
+ * ip_eth_dst() - destination MAC address for a packet to the guest
+ * @c:		execution context
+ * @dst:	destination address
+ * @mac:	MAC address, set
+ *
+ * IPv6 multicast maps onto 33:33 and the low 32 bits (RFC 2464, 7).
+ */
+static void ip_eth_dst(const struct ctx *c, const union inany_addr *dst,
+		       uint8_t *mac)
+{
+	if (!inany_is_v4(dst) && inany_is_multicast(dst)) {
+		mac[0] = mac[1] = 0x33;
+		memcpy(mac + 2, &dst->a6.s6_addr[12], 4);
+		return;
+	}
+	memcpy(mac, c->mac_guest, ETH_ADDR_LEN);
+}
+
+/**
+ * ip_frame() - write Ethernet and IP headers of a frame to the guest
+ * @c:		execution context
+ * @buf:	frame buffer, L4 header at FRAME_L4_OFF
+ * @src:	source address
+ * @dst:	destination address, of the same family
+ * @proto:	L4 protocol
+ * @l4_len:	L4 header and payload length
+ *
+ * Return: the frame, from the Ethernet header to the end of the payload
+ */
+struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
+		      const union inany_addr *src,
+		      const union inany_addr *dst, uint8_t proto,
+		      size_t l4_len)
+{
+	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
+	uint8_t *l3 = buf + FRAME_L4_OFF -
+		      (s4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+	struct ethhdr *eh = (struct ethhdr *)(l3 - ETH_HLEN);
+
+	assert(!s4 == !d4);
+	ip_eth_dst(c, dst, eh->h_dest);
+	memcpy(eh->h_source, c->mac_ours, ETH_ADDR_LEN);
+
+	if (s4) {
+		struct iphdr *ih = (struct iphdr *)l3;
+
+		eh->h_proto = htons(ETH_P_IP);
+		*ih = (struct iphdr){
+			.version = 4, .ihl = 5,
+			.tot_len = htons(sizeof(*ih) + l4_len),
+			.frag_off = htons(IP_DF), .ttl = IP_TTL_OURS,
+			.protocol = proto,
+			.saddr = s4->s_addr, .daddr = d4->s_addr,
+		};
+		ih->check = csum(ih, sizeof(*ih), 0);
+	} else {
+		struct ipv6hdr *ip6h = (struct ipv6hdr *)l3;
+
+		eh->h_proto = htons(ETH_P_IPV6);
+		memset(ip6h, 0, sizeof(*ip6h));
+		ip6h->version = 6;
+		ip6h->payload_len = htons(l4_len);
+		ip6h->nexthdr = proto;
+		/* What we send as ICMPv6 is NDP, which needs 255, or echo
+		 * replies, for which any value does
+		 */
+		ip6h->hop_limit = proto == IPPROTO_ICMPV6 ? IP6_HOP_LIMIT_NDP :
+							    IP_TTL_OURS;
+		memcpy(&ip6h->saddr, &src->a6, sizeof(ip6h->saddr));
+		memcpy(&ip6h->daddr, &dst->a6, sizeof(ip6h->daddr));
+	}
+	return (struct iovec){ eh, buf + FRAME_L4_OFF + l4_len -
+				   (uint8_t *)eh };
+}
+
+/**
+ * ip_l4_csum() - checksum field of an L4 message to the guest
+ * @c:		execution context
+ * @l4:		L4 header, checksum field zero, and payload
+ * @l4_len:	L4 header and payload length
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
+ *
+ * Return: complete checksum; for TCP and UDP, where the tap device completes
+ *	   it (tap_csum_partial_ok()), the pseudo-header sum alone, not
+ *	   complemented (CHECKSUM_PARTIAL)
+ */
+uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
+		    const union inany_addr *src, const union inany_addr *dst,
+		    uint8_t proto)
+{
+	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
+	uint32_t pseudo = 0;
+	uint16_t sum;
+
+	if (s4 && d4 && proto != IPPROTO_ICMP)
+		pseudo = csum_pseudo4(*s4, *d4, proto, l4_len);
+	else if (!s4)
+		pseudo = csum_pseudo6(&src->a6, &dst->a6, proto, l4_len);
+
+	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
+	    tap_csum_partial_ok(c))
+		return (uint16_t)~csum_fold(pseudo);
+	sum = csum(l4, l4_len, pseudo);
+	if (proto == IPPROTO_UDP && !sum)
+		return 0xffff;		/* RFC 768: zero means no checksum */
+	return sum;
+}
+
+/**
+ * ip_frame_csum_partial() - where the L4 checksum of one of our frames is
+ * @eth:	frame built with ip_frame()
+ * @len:	frame length
+ * @start:	offset of the L4 header from the Ethernet header, set
+ * @off:	offset of the checksum field in the L4 header, set
+ *
+ * Return: true for TCP and UDP, whose sum the tap device may complete
+ */
+bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
+			   uint16_t *off)
+{
+	const struct ethhdr *eh = (const struct ethhdr *)eth;
+	uint8_t proto;
+
+	if (len >= ETH_HLEN + sizeof(struct iphdr) &&
+	    eh->h_proto == htons(ETH_P_IP)) {
+		const struct iphdr *ih = (const struct iphdr *)(eth + ETH_HLEN);
+
+		proto = ih->protocol;
+		*start = ETH_HLEN + ih->ihl * 4;
+	} else if (len >= ETH_HLEN + sizeof(struct ipv6hdr) &&
+		   eh->h_proto == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h;
+
+		ip6h = (const struct ipv6hdr *)(eth + ETH_HLEN);
+		proto = ip6h->nexthdr;	/* ours have no extension headers */
+		*start = ETH_HLEN + sizeof(*ip6h);
+	} else {
+		return false;
+	}
+	if (proto == IPPROTO_TCP)
+		*off = offsetof(struct tcphdr, check);
+	else if (proto == IPPROTO_UDP)
+		*off = offsetof(struct udphdr, check);
+	else
+		return false;
+	return true;
+}
+
+/**
+ * ip_gw_to_host() - map the guest's gateway to the host's loopback
+ * @c:		execution context
+ * @a:		destination the guest used, changed if mapped
+ *
+ * Return: true if @a was the gateway (or our link-local address) and is now
+ *	   127.0.0.1 or ::1
+ */
+bool ip_gw_to_host(const struct ctx *c, union inany_addr *a)
+{
+	if (c->no_map_gw)
+		return false;
+	if (inany_equals4(a, c->gw4)) {
+		inany_from_v4(a, (struct in_addr){ htonl(INADDR_LOOPBACK) });
+		return true;
+	}
+	if (!inany_is_v4(a) && !IN6_IS_ADDR_UNSPECIFIED(&a->a6) &&
+	    (inany_equals6(a, &c->gw6) || inany_equals6(a, &c->ll6_ours))) {
+		a->a6 = in6addr_loopback;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * ip_peer_sockaddr() - where a guest's flow goes on the host
+ * @c:		execution context
+ * @paddr:	destination address the guest used
+ * @port:	destination port
+ * @sa:		socket address, set
+ *
+ * The gateway stands for the host's loopback (ip_gw_to_host()); any other
+ * IPv6 link-local address is a neighbour on the host's own interface.
+ *
+ * Return: length of @sa
+ */
+socklen_t ip_peer_sockaddr(const struct ctx *c,
+			   const union inany_addr *paddr, uint16_t port,
+			   union sockaddr_inany *sa)
+{
+	union inany_addr a = *paddr;
+
+	ip_gw_to_host(c, &a);
+	return sockaddr_from_inany(sa, &a, port, c->host_ifi);
+}
+
+/**
+ * ip_is_guest() - is this one of the guest's own addresses?
+ * @c:		execution context
+ * @a:		address
+ *
+ * Return: true if it is
+ */
+static bool ip_is_guest(const struct ctx *c, const union inany_addr *a)
+{
+	if (inany_is_v4(a))
+		return inany_equals4(a, c->addr4) ||
+		       inany_equals4(a, c->addr4_seen);
+	return inany_equals6(a, &c->addr6) || inany_equals6(a, &c->addr6_seen);
+}
+
+/**
+ * ip_inbound_peer() - the source the guest sees for a host-side client
+ * @c:		execution context
+ * @peer:	client's address, changed to the gateway if the guest
+ *		could not reply to it: the host's loopback, or its own
+ */
+void ip_inbound_peer(const struct ctx *c, union inany_addr *peer)
+{
+	if (!inany_is_loopback(peer) && !ip_is_guest(c, peer))
+		return;
+	if (inany_is_v4(peer))
+		inany_from_v4(peer, c->gw4);
+	else if (!IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
+		peer->a6 = c->gw6;
+	else
+		peer->a6 = c->ll6_ours;
+}
+
+/**
+ * ip_guest_addr() - the guest's address of a family, for inbound flows
+ * @c:		execution context
+ * @family:	AF_INET or AF_INET6
+ * @a:		address, set on success
+ *
+ * Return: false if the family is off or the guest has no address in it
+ */
+bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a)
+{
+	if (!ip_family_on(c, family))
+		return false;
+	if (family == AF_INET) {
+		inany_from_v4(a, c->addr4_seen.s_addr ? c->addr4_seen :
+							  c->addr4);
+		return !inany_is_unspecified(a);
+	}
+	if (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6_seen))
+		a->a6 = c->addr6_seen;
+	else if (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6))
+		a->a6 = c->addr6;
+	else
+		a->a6 = c->addr6_ll_seen;
+	return !IN6_IS_ADDR_UNSPECIFIED(&a->a6);
+}
+
+/**
+ * ip_sock_bind_any() - a socket bound to a port on every host address
+ * @c:		execution context
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @port:	port, host order
+ *
+ * One dual-stack IPv6 socket serves both families: IPv4 peers show up as
+ * IPv4-mapped addresses, which is our form of IPv4 anyway. With -6 it takes
+ * IPv6 only; with -4, or if the host has no IPv6, it is an IPv4 socket.
+ *
+ * Return: socket, or -errno
+ */
+int ip_sock_bind_any(const struct ctx *c, int type, uint16_t port)
+{
+	union sockaddr_inany sa;
+	union inany_addr any;
+	int s, one = 1, v6only = c->ip4_off;
+	socklen_t sl;
+
+	s = c->ip6_off ? -1 : socket(AF_INET6, type | SOCK_NONBLOCK |
+				     SOCK_CLOEXEC, 0);
+	if (s >= 0) {
+		any.a6 = in6addr_any;
+		if (setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
+			       sizeof(v6only))) {
+			close(s);
+			return -errno;
+		}
+	} else {
+		inany_from_v4(&any, (struct in_addr){ htonl(INADDR_ANY) });
+		s = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (s < 0)
+			return -errno;
+	}
+	if (type == SOCK_STREAM)
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sl = sockaddr_from_inany(&sa, &any, port, 0);
+	if (bind(s, &sa.sa, sl)) {
+		int ret = -errno;
+
+		close(s);
+		return ret;
+	}
+	return s;
+}

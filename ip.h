@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef IP_H
+#define IP_H
+
+#include <netinet/in.h>	/* before linux/ipv6.h: glibc's in6_addr */
+#include <linux/if_ether.h>
+#include <linux/ipv6.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "inany.h"
+#include "pkt.h"
+
+struct ctx;
+
+/*
+ * Frame buffer layout for everything we build: the L4 header always starts
+ * at FRAME_L4_OFF, 8-byte aligned, whatever the family; the IPv6 header
+ * (40 bytes) or the IPv4 header (20 bytes) ends right before it, and the
+ * Ethernet header before that. ip_frame() returns where the frame starts.
+ */
+#define FRAME_PAD		2
+#define FRAME_L4_OFF		(FRAME_PAD + ETH_HLEN + 40)
+#define FRAME_BUF_SIZE		(FRAME_L4_OFF + 65536)
+
+/* Hop limit of the NDP messages we send and accept (RFC 4861, 6.1.2, 7.1.1) */
+#define IP6_HOP_LIMIT_NDP	255
+
+/**
+ * struct l3_info - what the L4 handlers learn of a checked IP packet
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	L4 protocol (IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP,
+ *		IPPROTO_ICMPV6)
+ * @hop_limit:	IPv4 TTL or IPv6 hop limit
+ */
+struct l3_info {
+	union inany_addr src;
+	union inany_addr dst;
+	uint8_t proto;
+	uint8_t hop_limit;
+};
+
+void ip4_input(struct ctx *c, struct pkt_view v);
+void ip6_input(struct ctx *c, struct pkt_view v);
+struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
+		      const union inany_addr *src,
+		      const union inany_addr *dst, uint8_t proto,
+		      size_t l4_len);
+uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
+		    const union inany_addr *src, const union inany_addr *dst,
+		    uint8_t proto);
+bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
+			   uint16_t *off);
+bool ip_gw_to_host(const struct ctx *c, union inany_addr *a);
+socklen_t ip_peer_sockaddr(const struct ctx *c,
+			   const union inany_addr *paddr, uint16_t port,
+			   union sockaddr_inany *sa);
+void ip_inbound_peer(const struct ctx *c, union inany_addr *peer);
+bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a);
+bool ip_family_on(const struct ctx *c, int family);
+int ip_sock_bind_any(const struct ctx *c, int type, uint16_t port);
+
+#endif /* IP_H */
