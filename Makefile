@@ -7,7 +7,7 @@ HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
-SRCS = arp.c checksum.c conf.c dhcp.c flow.c icmp.c inany.c ip.c log.c netlink.c \
+SRCS = arp.c checksum.c conf.c dhcp.c dhcpv6.c dns.c flow.c icmp.c inany.c ip.c log.c netlink.c \
        ndp.c passt.c pasta.c pcap.c pkt.c tap.c tcp.c udp.c util.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
@@ -41,7 +41,14 @@ test/delayline: test/delayline.c
 test/unit_dhcp: test/unit_dhcp.c $(LIB_SRCS) $(HDRS)
 	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_dhcp.c $(LIB_SRCS)
 
-TEST_BINS = test/unit test/unit_dhcp test/unit_netlink test/delayline test/san/pasta
+test/unit_dhcpv6: test/unit_dhcpv6.c $(LIB_SRCS) $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_dhcpv6.c $(LIB_SRCS)
+
+test/unit_ndp: test/unit_ndp.c $(LIB_SRCS) $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_ndp.c $(LIB_SRCS)
+
+TEST_BINS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp \
+	    test/unit_netlink test/delayline test/san/pasta
 
 # Run as root: install what is missing, create namespaces and a test user,
 # and run pasta as that user

@@ -653,6 +653,7 @@ void conf(struct ctx *c, int argc, char **argv)
 	 */
 	if (c->mode == MODE_PASTA && c->config_net)
 		c->no_ra = true;
-	if (c->mode == MODE_PASST && !c->no_dhcp)
+	/* What DHCP, DHCPv6 and RAs hand out */
+	if (!c->no_dhcp || !c->no_dhcpv6 || !c->no_ra)
 		dhcp_conf_resolv(c);
 }

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "dhcp.h"
+#include "dns.h"
 #include "log.h"
 #include "passt.h"
 #include "tap.h"
@@ -67,8 +68,6 @@
 #define DHCP_IP_UDP_LEN		(20 + 8)
 #define DHCP_MSG_MAX		(DHCP_DGRAM_MAX - DHCP_IP_UDP_LEN)
 #define DHCP_OPT_LEN_MAX	255
-#define DNS_LABEL_MAX		63	/* RFC 1035, 2.3.4 */
-#define DNS_WIRE_NAME_MAX	255	/* RFC 1035, 2.3.4 */
 #define RESOLV_PATH		"/etc/resolv.conf"
 #define RESOLV_LINE_MAX		4096
 #define RESOLV_LINES_MAX	1000
@@ -401,64 +400,6 @@ static bool dhcp_opt_put(struct dhcp_out *o, uint8_t code, const void *val,
 }
 
 /**
- * dhcp_name_encode() - write a domain name in DNS wire format, uncompressed
- * @name:	dotted name, a trailing dot is allowed
- * @buf:	output
- * @size:	room in @buf
- *
- * Return: bytes written, 0 if the name is invalid (empty label, label over
- *	   63 bytes, name over 255) or doesn't fit
- */
-static size_t dhcp_name_encode(const char *name, uint8_t *buf, size_t size)
-{
-	size_t len = 0;
-
-	while (*name) {
-		const char *dot = strchrnul(name, '.');
-		size_t l = dot - name;
-
-		if (!l || l > DNS_LABEL_MAX || len + 1 + l + 1 > size ||
-		    len + 1 + l + 1 > DNS_WIRE_NAME_MAX)
-			return 0;
-		buf[len++] = l;
-		memcpy(buf + len, name, l);
-		len += l;
-		name = *dot ? dot + 1 : dot;
-	}
-	if (!len)
-		return 0;	/* the root: nothing to search */
-	buf[len++] = 0;
-	return len;
-}
-
-/**
- * dhcp_search_encode() - the search list as option 119 data (RFC 3397)
- * @c:		execution context
- * @buf:	output
- * @size:	room in @buf
- *
- * Names are written uncompressed, which RFC 3397, 2 allows; invalid names
- * are left out.
- *
- * Return: length of the encoded list
- */
-static size_t dhcp_search_encode(const struct ctx *c, uint8_t *buf,
-				 size_t size)
-{
-	size_t len = 0, n;
-	int i;
-
-	for (i = 0; i < c->dns_search_n; i++) {
-		n = dhcp_name_encode(c->dns_search[i], buf + len, size - len);
-		if (!n)
-			debug("DHCP: search domain '%s' left out",
-			      c->dns_search[i]);
-		len += n;
-	}
-	return len;
-}
-
-/**
  * dhcp_dns_usable() - can the guest reach this name server of the host?
  * @c:		execution context
  * @a:		name server address
@@ -511,7 +452,7 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 		dhcp_opt_put(o, OPT_DNS, dns, n * sizeof(dns[0]));
 
 	if (!c->no_dhcp_search && c->dns_search_n) {
-		len = dhcp_search_encode(c, search, sizeof(search));
+		len = dns_search_encode(c, search, sizeof(search));
 		if (len)
 			dhcp_opt_put(o, OPT_SEARCH, search, len);
 	}
@@ -690,6 +631,27 @@ static void dhcp_resolv_search(struct ctx *c, char **save, int max)
 }
 
 /**
+ * dhcp_resolv_nameserver() - take a name server from resolv.conf
+ * @c:		execution context
+ * @w:		its address: IPv4, or IPv6 (for DHCPv6 and RAs, which decide
+ *		themselves what the guest can reach); anything else is skipped
+ */
+static void dhcp_resolv_nameserver(struct ctx *c, const char *w)
+{
+	struct in6_addr a6;
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, w, &a) == 1) {
+		if (!dhcp_dns_usable(c, a))
+			debug("DHCP: name server %s unreachable for guest", w);
+		else if (c->dns4_n < DNS4_MAX)
+			c->dns4[c->dns4_n++] = a;
+	} else if (inet_pton(AF_INET6, w, &a6) == 1 && c->dns6_n < DNS6_MAX) {
+		c->dns6[c->dns6_n++] = a6;
+	}
+}
+
+/**
  * dhcp_resolv_line() - take what we need from one line of resolv.conf
  * @c:		execution context
  * @line:	the line, modified
@@ -700,18 +662,13 @@ static void dhcp_resolv_line(struct ctx *c, char *line, bool dns,
 			     bool search)
 {
 	char *save, *kw = strtok_r(line, " \t\r\n", &save), *w;
-	struct in_addr a;
 
 	if (!kw)
 		return;
 	if (dns && !strcmp(kw, "nameserver")) {
 		w = strtok_r(NULL, " \t\r\n", &save);
-		if (!w || inet_pton(AF_INET, w, &a) != 1)
-			return;		/* IPv6, or garbage */
-		if (!dhcp_dns_usable(c, a))
-			debug("DHCP: name server %s unreachable for guest", w);
-		else if (c->dns4_n < DNS4_MAX)
-			c->dns4[c->dns4_n++] = a;
+		if (w)
+			dhcp_resolv_nameserver(c, w);
 	} else if (search && !strcmp(kw, "search")) {
 		dhcp_resolv_search(c, &save, DNS_SEARCH_MAX);
 	} else if (search && !strcmp(kw, "domain")) {
@@ -724,13 +681,14 @@ static void dhcp_resolv_line(struct ctx *c, char *line, bool dns,
  * @c:		execution context
  * @path:	file in resolv.conf(5) format
  *
- * Fills c->dns4 if empty and not --no-dhcp-dns, c->dns_search if empty and
+ * Fills c->dns4 and c->dns6 if both are empty and not --no-dhcp-dns,
+ * c->dns_search if empty and
  * not --no-dhcp-search. A missing file is not an error: nothing is filled.
  * Lines longer than RESOLV_LINE_MAX are skipped.
  */
 void dhcp_conf_resolv_file(struct ctx *c, const char *path)
 {
-	bool dns = !c->dns4_n && !c->no_dhcp_dns;
+	bool dns = !c->dns4_n && !c->dns6_n && !c->no_dhcp_dns;
 	bool search = !c->dns_search_n && !c->no_dhcp_search;
 	char line[RESOLV_LINE_MAX];
 	int n, ch;
@@ -752,8 +710,8 @@ void dhcp_conf_resolv_file(struct ctx *c, const char *path)
 		dhcp_resolv_line(c, line, dns, search);
 	}
 	fclose(f);
-	debug("DHCP: %d name servers, %d search domains after %s", c->dns4_n,
-	      c->dns_search_n, path);
+	debug("DHCP: %d IPv4 and %d IPv6 name servers, %d search domains "
+	      "after %s", c->dns4_n, c->dns6_n, c->dns_search_n, path);
 }
 
 /**

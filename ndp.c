@@ -14,11 +14,12 @@
  * We are also the guest's only router, unless --no-ra. Router Advertisements
  * go from our link-local address to all nodes (ff02::1) with: current hop
  * limit 64, the M and O flags if our DHCPv6 server is on, a router lifetime
- * of NDP_LIFETIME_S, our MAC (Source Link-Layer Address), the MTU, the
- * prefix of the guest's address (on-link, autonomous only if 64 bits long,
- * as SLAAC over Ethernet needs, RFC 4862, 5.5.3; infinite lifetimes), and
- * the name servers and search list (RDNSS and DNSSL, RFC 8106), all within
- * the MTU: search domains that don't fit are left out.
+ * of NDP_LIFETIME_S, our MAC (Source Link-Layer Address), the MTU if it is
+ * at least IPv6's 1280 bytes, the prefix of the guest's global address
+ * (on-link, autonomous only if 64 bits long, as SLAAC over Ethernet needs,
+ * RFC 4862, 5.5.3; infinite lifetimes), and the name servers and search list
+ * (RDNSS and DNSSL, RFC 8106), all within the MTU: search domains that don't
+ * fit are left out.
  *
  * Timing (RFC 4861, 6.2.4 and 6.2.6): one deadline, ndp_ra.next, for the
  * next multicast RA, solicited or not. ndp_timer() sends the RA when due and
@@ -33,12 +34,12 @@
  * and then at least MIN_DELAY_BETWEEN_RAS after the previous RA.
  *
  * Input checks come first and are complete, for all five types (RFC 4861,
- * 6.1 and 7.1, 8.1): hop limit 255 (so that nothing from beyond the link can
- * forge them), the ICMPv6 checksum (never offloaded for ICMPv6: the guest
- * always computes it), code 0, the fixed part, then options: each of a
- * non-zero length and ending within the message, none but padding left over;
- * then the rules of each type (no source link-layer address option from ::,
- * a DAD probe only to a solicited-node address, no multicast target...).
+ * 6.1 and 7.1, 8.1): hop limit 255 (nothing from beyond the link can have
+ * it), the ICMPv6 checksum (the guest's kernel computes it in full for NDP,
+ * offload or not), code 0, the fixed part, then options: each of a non-zero
+ * length and ending within the message, nothing after the last one; then
+ * the rules of each type (no source link-layer address option from ::, a
+ * DAD probe only to a solicited-node address, no multicast target...).
  * Anything failing them is dropped and counted. Valid Router and Neighbour
  * Advertisements and Redirects from the guest need nothing from us.
  */
@@ -48,6 +49,7 @@
 #include <string.h>
 
 #include "checksum.h"
+#include "dns.h"
 #include "ip.h"
 #include "log.h"
 #include "ndp.h"
@@ -68,8 +70,6 @@
 #define NDP_OPT_DNSSL		31		/* RFC 8106, 5.2 */
 #define NDP_OPT_UNIT		8		/* unit of option lengths */
 #define NDP_OPT_LEN_MAX		(255 * NDP_OPT_UNIT)
-#define NDP_DNS_LABEL_MAX	63		/* RFC 1035, 2.3.4 */
-#define NDP_DNS_WIRE_MAX	255
 #define NDP_NA_LEN		(sizeof(struct nd_neighbor_advert) + \
 				 NDP_OPT_UNIT)
 /* Our largest RA: header, link-layer address, MTU, prefix, three name
@@ -184,10 +184,8 @@ static bool ndp_opts_ok(struct pkt_view v, bool *slla)
 	*slla = false;
 	while (v.len) {
 		const uint8_t *hdr = pkt_pull(&v, 2);	/* type, length */
-		struct pkt_view body;
 
-		if (!hdr || !hdr[1] ||
-		    !pkt_sub(&v, hdr[1] * NDP_OPT_UNIT - 2, &body))
+		if (!hdr || !hdr[1] || !pkt_pull(&v, hdr[1] * NDP_OPT_UNIT - 2))
 			return false;
 		if (hdr[0] == ND_OPT_SOURCE_LINKADDR)
 			*slla = true;
@@ -356,6 +354,8 @@ static int64_t ndp_ra_interval(void)
  * ndp_ra_up() - follow the guest's link: start or stop advertising
  * @c:		execution context
  *
+ * We need a link-local source address: hosts drop other RAs (6.1.2).
+ *
  * Return: true if we advertise now
  */
 static bool ndp_ra_up(const struct ctx *c)
@@ -510,39 +510,6 @@ static void ndp_rdnss_fill(const struct ctx *c, struct ndp_out *o)
 }
 
 /**
- * ndp_name_encode() - a domain name in DNS wire format (RFC 1035, 3.1)
- * @name:	dotted name, with or without the trailing dot
- * @buf:	output
- * @size:	room in @buf
- *
- * Return: bytes written, 0 if the name is invalid (an empty or over-long
- *	   label, over NDP_DNS_WIRE_MAX in all, the root alone) or too long
- *	   for @size
- */
-static size_t ndp_name_encode(const char *name, uint8_t *buf, size_t size)
-{
-	size_t len = 0, max = MIN(size, NDP_DNS_WIRE_MAX);
-
-	while (*name) {
-		const char *end = strchrnul(name, '.');
-		size_t label = end - name;
-
-		/* The label, its length byte, and at least the root after */
-		if (!label || label > NDP_DNS_LABEL_MAX ||
-		    len + 1 + label + 1 > max)
-			return 0;
-		buf[len++] = label;
-		memcpy(buf + len, name, label);
-		len += label;
-		name = *end ? end + 1 : end;
-	}
-	if (!len)
-		return 0;
-	buf[len++] = 0;
-	return len;
-}
-
-/**
  * ndp_dnssl_fill() - the DNSSL option: the search domains that fit
  * @c:		execution context
  * @o:		message being built
@@ -557,7 +524,7 @@ static void ndp_dnssl_fill(const struct ctx *c, struct ndp_out *o)
 		return;
 	room -= 8;	/* type, length, reserved, lifetime */
 	for (i = 0; i < c->dns_search_n && i < DNS_SEARCH_MAX; i++) {
-		n = ndp_name_encode(c->dns_search[i], names + len, room - len);
+		n = dns_name_encode(c->dns_search[i], names + len, room - len);
 		if (!n)
 			debug("NDP: search domain '%s' left out",
 			      c->dns_search[i]);
@@ -641,7 +608,7 @@ void ndp_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v)
 	union ndp_fixed f;
 
 	if (!ndp_parse(l3, v, &f)) {
-		pkt_drop(DROP_ICMP_MALFORMED);
+		pkt_drop(DROP_NDP_MALFORMED);
 		return;
 	}
 

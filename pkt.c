@@ -34,7 +34,9 @@ const char *const pkt_drop_names[DROP_REASONS] = {
 	[DROP_TCP_SEQ]		= "tcp_sequence",
 	[DROP_UDP_MALFORMED]	= "udp_malformed",
 	[DROP_ICMP_MALFORMED]	= "icmp_malformed",
+	[DROP_NDP_MALFORMED]	= "ndp_malformed",
 	[DROP_DHCP_MALFORMED]	= "dhcp_malformed",
+	[DROP_DHCP6_MALFORMED]	= "dhcpv6_malformed",
 	[DROP_FLOW_TABLE_FULL]	= "flow_table_full",
 };
 

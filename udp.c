@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 
 #include "dhcp.h"
+#include "dhcpv6.h"
 #include "flow.h"
 #include "flow_table.h"
 #include "ip.h"
@@ -128,6 +129,10 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	return uf;
 }
 
+static const struct in6_addr dhcpv6_servers = {
+	.s6_addr = { 0xff, 0x02, [13] = 1, [15] = 2 },	/* ff02::1:2 */
+};
+
 /**
  * udp_dhcp_input() - hand DHCP and DHCPv6 requests to their servers
  * @c:		execution context
@@ -147,6 +152,14 @@ static bool udp_dhcp_input(struct ctx *c, const struct l3_info *l3,
 	    (inany_equals4(&l3->dst, (struct in_addr){ htonl(INADDR_BROADCAST) }) ||
 	     inany_equals4(&l3->dst, c->gw4))) {
 		dhcp_input(c, v);
+		return true;
+	}
+	/* DHCPv6, to all servers on the link or to us (RFC 8415, 7.1) */
+	if (!c->no_dhcpv6 && ntohs(uh->dest) == DHCPV6_SERVER_PORT &&
+	    ntohs(uh->source) == DHCPV6_CLIENT_PORT &&
+	    (inany_equals6(&l3->dst, &dhcpv6_servers) ||
+	     inany_equals6(&l3->dst, &c->ll6_ours))) {
+		dhcpv6_input(c, l3, v);
 		return true;
 	}
 	return false;

@@ -1,38 +1,43 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# The gateway address in pasta's namespace (203.0.113.2, copied from H by
-# --config-net) stands for H's loopback, as upstream does: a server bound
-# to 127.0.0.1 in H must be reachable from pasta's namespace at
-# http://203.0.113.2:PORT/.  (R also owns 203.0.113.2 but runs no server on
-# that port, so reaching R instead fails.)  With PASTA_DIRECT=1 the client
-# uses 127.0.0.1 directly.
+# The gateway address in pasta's namespace (203.0.113.2 and 2001:db8:1::2,
+# copied from H by --config-net) stands for H's loopback, as upstream
+# does: a server bound to 127.0.0.1 (::1) in H must be reachable from
+# pasta's namespace at http://203.0.113.2:PORT/ (http://[2001:db8:1::2]:PORT/)
+# and see the connection come from 127.0.0.1 (::1).  (R also owns the
+# gateway address but runs no server on that port, so reaching R instead
+# fails.)  With PASTA_DIRECT=1 the client uses 127.0.0.1 (::1) directly.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
-plan 4
+plan $((1 + 3 * NFAM))
 
 PORT=8081
-SRV=$WORK/srv; mkdir -p "$SRV"
-head -c 1048576 /dev/urandom >"$SRV/gw.bin"
-want=$(sha "$SRV/gw.bin")
+want=$(docs_random gw.bin 1M)
 
 topo_create; ok $? "topology created" || done_testing
-start_httpd "$NS_H" 127.0.0.1 "$PORT" "$SRV" httpd-lo
-ok $? "server listening on 127.0.0.1:$PORT in H" || done_testing
 
-out=$WORK/u/gw.bin
-pasta_run gw 40 -- curl -sS --fail --connect-timeout 10 --max-time 30 \
-	-o "$out" "http://$GW:$PORT/gw.bin"
-rc=$?
-is "$(sha "$out" 2>/dev/null)" "$want" "1 MiB from H's 127.0.0.1:$PORT via http://$GW:$PORT/" ||
-	{ diag "curl exit status $rc"; diag_file "$WORK/gw.err"; }
+for fam in $FAMILIES; do
+	use_family "$fam"
+	start_httpd "$NS_H" "$LO" "$PORT" "$DOCS" "httpd-lo$FAM"
+	ok $? "$FAMNAME: server listening on $(url_host "$LO"):$PORT in H" ||
+		{ not_run 2 "$FAMNAME: H's loopback via $GW"; continue; }
 
-pasta_run gwpeer 40 -- curl -sS --fail --connect-timeout 10 --max-time 30 \
-	"http://$GW:$PORT/peer"
-rc=$?
-is "$(tr -d '\r\n' <"$WORK/gwpeer.out")" 127.0.0.1 \
-	"H's loopback server sees the connection from 127.0.0.1" ||
-	{ diag "curl exit status $rc"; diag_file "$WORK/gwpeer.err"; }
+	out=$WORK/u/gw$FAM.bin
+	pasta_run "gw$FAM" 40 -- curl "$IPV" -sS --fail --connect-timeout 10 \
+		--max-time 30 -o "$out" "$GW_URL:$PORT/gw.bin"
+	rc=$?
+	is "$(sha "$out" 2>/dev/null)" "$want" \
+		"$FAMNAME: 1 MiB from H's $(url_host "$LO"):$PORT via $GW_URL:$PORT/" ||
+		{ diag "curl exit status $rc"; diag_file "$WORK/gw$FAM.err"; }
+
+	pasta_run "gwpeer$FAM" 40 -- curl "$IPV" -sS --fail --connect-timeout 10 \
+		--max-time 30 "$GW_URL:$PORT/peer"
+	rc=$?
+	is "$(tr -d '\r\n' <"$WORK/gwpeer$FAM.out")" "$LO" \
+		"$FAMNAME: H's loopback server sees the connection from $LO" ||
+		{ diag "curl exit status $rc"; diag_file "$WORK/gwpeer$FAM.err"; }
+done
 done_testing

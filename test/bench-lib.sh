@@ -9,13 +9,17 @@
 #
 #   client namespace            H = pt-h-$$                 R = pt-r-$$
 #   (made by the tool, or H     LINK 203.0.113.1/24 <-----> LINK 203.0.113.2/24
-#    itself for "host")         default via 203.0.113.2     lo 198.51.100.1/32
+#    itself for "host")              2001:db8:1::1/64            2001:db8:1::2/64
+#                               default via 203.0.113.2     lo 198.51.100.1/32
+#                               default via 2001:db8:1::2      2001:db8:2::1/128
 #
 # LINK is a veth pair for RTT 0, otherwise test/delayline (dlH in H, dlR in
-# R, one-way delay RTT/2, rate cap BENCH_RATE_MBIT, MTU 1500).  The
+# R, one-way delay RTT/2, rate cap BENCH_RATE_MBIT, MTU 1500), which carries
+# Ethernet frames of any protocol: the addresses, routes and the wait until
+# H reaches the server both ways are lib.sh's (_topo_addrs).  The
 # translators and the host-direct client all run in H, as $TEST_USER; the
-# servers (iperf3, httpd.py) run in R on 198.51.100.1, which is not the
-# gateway.
+# servers (iperf3, httpd.py) run in R on 198.51.100.1 (and 2001:db8:2::1),
+# which is not the gateway.
 #
 # Tools (tool_run TOOL ...):
 #   host         CMD runs directly in H as $TEST_USER, no translator
@@ -85,20 +89,7 @@ _dl_start() {
 		return 1
 	fi
 
-	ip -n "$NS_H" addr add "$H_ADDR/24" dev dlH &&
-	ip -n "$NS_R" addr add "$R_ADDR/24" dev dlR &&
-	ip -n "$NS_R" addr add "$SRV_ADDR/32" dev lo &&
-	ip -n "$NS_H" link set dlH mtu 1500 up &&
-	ip -n "$NS_R" link set dlR mtu 1500 up &&
-	ip -n "$NS_H" route add default via "$R_ADDR" dev dlH || return 1
-
-	local i
-	for i in $(seq 50); do
-		in_h ping -c1 -W2 -q "$SRV_ADDR" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "# topology: $SRV_ADDR unreachable from H through the delay line" >&2
-	return 1
+	_topo_addrs dlH dlR mtu 1500
 }
 
 bench_topo_create() {

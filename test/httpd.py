@@ -10,10 +10,13 @@ Usage: httpd.py --bind ADDR --port PORT --dir DIR [--pidfile FILE]
   GET  /reset?bytes=N announce 64 MiB, send N bytes, then abort the
                       connection with SO_LINGER {1, 0} so the client sees
                       an RST in the middle of the transfer
-  GET  /peer          reply with the client's address as text
+  GET  /peer          reply with the client's address as text (an IPv4
+                      client of a dual-stack socket as plain IPv4)
 
-The pidfile is written (atomically) only once the socket is listening, so
-a harness can poll for it instead of sleeping.  Logging is quiet.
+--bind takes an IPv4 or IPv6 address; "::" is dual-stack (IPv6 and IPv4
+clients alike).  The pidfile is written (atomically) only once the socket
+is listening, so a harness can poll for it instead of sleeping.  Logging
+is quiet.
 """
 
 import argparse
@@ -21,12 +24,20 @@ import hashlib
 import http.server
 import os
 import socket
+import socketserver
 import struct
 import sys
 import urllib.parse
 
 CHUNK = 256 * 1024
 RESET_ANNOUNCED = 64 * 1024 * 1024
+
+
+def plain_addr(addr):
+    """An IPv4-mapped IPv6 address (::ffff:a.b.c.d) as a.b.c.d."""
+    if addr.lower().startswith("::ffff:") and "." in addr:
+        return addr[7:]
+    return addr
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -55,7 +66,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
         if url.path == "/peer":
-            self._reply_text(200, self.client_address[0] + "\n")
+            self._reply_text(200, plain_addr(self.client_address[0]) + "\n")
             return
         if url.path == "/reset":
             self._reset(urllib.parse.parse_qs(url.query))
@@ -158,6 +169,14 @@ class Server(http.server.ThreadingHTTPServer):
     def __init__(self, addr, handler, family):
         self.address_family = family
         super().__init__(addr, handler)
+
+    def server_bind(self):
+        # IPv6 sockets take IPv4 clients too, whatever bindv6only says; no
+        # getfqdn() of the address (a reverse lookup that may wait on DNS)
+        if self.address_family == socket.AF_INET6:
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
 
     def handle_error(self, request, client_address):
         pass  # clients that go away are expected (reset test, timeouts)

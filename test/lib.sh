@@ -10,13 +10,17 @@
 #
 #   pasta's namespace          H = pt-h-$$                  R = pt-r-$$
 #   (user + net ns,            veth0 203.0.113.1/24  <--->  veth0 203.0.113.2/24
-#    created by ./pasta        default via 203.0.113.2      lo    198.51.100.1/32
-#    run as $TEST_USER in H)   lo 127.0.0.1                 (the "remote" server)
+#    created by ./pasta              2001:db8:1::1/64             2001:db8:1::2/64
+#    run as $TEST_USER in H)   default via 203.0.113.2      lo    198.51.100.1/32
+#                              default via 2001:db8:1::2          2001:db8:2::1/128
+#                              lo 127.0.0.1, ::1            (the "remote" server)
 #
-# With --config-net, pasta copies H's address (203.0.113.1/24) and gateway
-# (203.0.113.2) into its namespace; the gateway address there stands for
-# H's loopback, as upstream does.  The remote server is 198.51.100.1, so it
-# is never the gateway.
+# With --config-net, pasta copies H's addresses (203.0.113.1/24,
+# 2001:db8:1::1/64) and gateways (203.0.113.2, 2001:db8:1::2) into its
+# namespace; the gateway address there stands for H's loopback (127.0.0.1,
+# ::1), as upstream does.  The remote server is 198.51.100.1 and
+# 2001:db8:2::1, so it is never the gateway.  IPv6 addresses are added
+# with nodad: usable at once.
 #
 # Environment knobs:
 #   PASTA=path        binary under test (default: ./pasta at the top level)
@@ -24,19 +28,35 @@
 #                     "--pcap /tmp/x.pcap"); word-split
 #   PASTA_DIRECT=1    debug mode: run "through pasta" commands directly in H
 #                     as $TEST_USER, without pasta, to prove the harness and
-#                     the tools work; GW then is 127.0.0.1
+#                     the tools work; GW then is 127.0.0.1 (IPv6: ::1)
+#   FAMILIES="4 6"    the IP versions the per-family tests run, in order
+#                     (e.g. FAMILIES=4 for the IPv4 halves alone)
 #   KEEP_WORK=1       keep the work directory ($WORK) after the run
 #
 # Variables: TOPDIR, TESTDIR, PY, TEST_USER, NS_H, NS_R, H_ADDR, R_ADDR,
-#   SRV_ADDR, GW (address that reaches H's loopback from pasta's
-#   namespace), WORK (per-run directory writable by $TEST_USER), BG_PID.
+#   SRV_ADDR, H_ADDR6, R_ADDR6, SRV_ADDR6, GW4 and GW6 (the address that
+#   reaches H's loopback from pasta's namespace, per family), GW (= GW4
+#   until use_family), FAMILIES, NFAM (how many), WORK (per-run directory
+#   writable by $TEST_USER), DOCS ($WORK/srv, for the servers' files),
+#   BG_PID.
+#   Set by use_family 4|6 (IPv4 values until the first call):
+#     FAM       4 or 6            FAMNAME  IPv4 or IPv6
+#     IPV       -4 or -6 (a flag for curl, ping, ip, iperf3)
+#     SRV H R GW  the server's, H's, R's and the gateway address
+#     SRV_URL H_URL GW_URL   "http://" and the address as a URL host:
+#               http://198.51.100.1, http://[2001:db8:2::1]
+#     LO        H's loopback (127.0.0.1, ::1); ANY the wildcard (0.0.0.0, ::)
+#     PLEN      H's prefix length (24, 64)
 #
 # Functions:
-#   lib_init                 checks root, creates $TEST_USER if missing,
-#                            chmods /dev/net/tun, makes $WORK, sets the trap
+#   lib_init                 checks root and FAMILIES, creates $TEST_USER
+#                            if missing, chmods /dev/net/tun, makes $WORK,
+#                            sets the trap
 #   need_pasta               skip the whole file unless $PASTA is executable
 #                            (or PASTA_DIRECT=1)
-#   topo_create/topo_destroy build / delete H and R
+#   topo_create/topo_destroy build / delete H and R (both families)
+#   use_family 4|6           set the per-family variables above
+#   url_host ADDR            ADDR as a URL host: [ADDR] if it has a colon
 #   in_h CMD... / in_r CMD...  run CMD as root in H / R
 #   as_user_h SECS CMD...    run CMD as $TEST_USER in H (no pasta), bounded
 #   pasta_run NAME SECS [OPTS...] -- CMD...
@@ -56,18 +76,31 @@
 #                            bg httpd.py in NS (H or R), wait for its pidfile
 #   start_udpecho NS ADDR PORT NAME
 #                            bg udpecho.py server in NS, wait for its pidfile
-#   wait_tcp NS PORT [SECS]  poll until something listens on TCP PORT in NS
-#   wait_udp NS PORT [SECS]  same for a bound UDP port
+#   serve_fam PORT DIR [TAG] httpd.py in R on $SRV:PORT for DIR, as one test
+#                            ("$FAMNAME: server listening ..."); output in
+#                            $WORK/httpd$FAM$TAG.log; returns its status
+#   wait_tcp NS PORT [SECS [ADDR]]
+#                            poll until something listens on TCP PORT in NS
+#                            (bound to ADDR, if given)
+#   wait_udp NS PORT [SECS [ADDR]]  same for a bound UDP port
 #   wait_file FILE [SECS]    poll until FILE exists and is not empty
 #   wait_gone PID [SECS]     poll until process PID no longer exists
 #   kill_pid PID             TERM, bounded wait, KILL (one recorded PID)
 #   our_procs                list live processes of $TEST_USER from this run
 #                            (marked by PASTATEST_RUN=$RUN_ID in their env)
 #   make_random FILE MIB     FILE with MIB MiB from /dev/urandom
+#   docs_random NAME SIZE    $DOCS/NAME with SIZE (head -c: 16K, 64M)
+#                            random bytes; prints its sha256
 #   sha FILE                 sha256 hex of FILE
 #   mbps JSONFILE            Mbit/s received, from iperf3 -J output (or n/a)
+#   finish_ns_server PID DIR NAME
+#                            tell ns-server.sh in DIR to finish (DIR/done),
+#                            wait (bounded) for pasta PID, test its exit
+#                            status 0 (one test; $WORK/NAME.err on failure)
 #   TAP: plan N, skip_all REASON, ok RC DESC (RC 0 passes),
-#        is GOT WANT DESC, diag MSG..., diag_file FILE [LINES],
+#        is GOT WANT DESC, skip DESC REASON (one test, skipped),
+#        not_run N DESC (N failing tests: what could not run after a
+#        failed set-up), diag MSG..., diag_file FILE [LINES],
 #        done_testing (exits with the number of failures)
 
 # shellcheck disable=SC2034  # variables are used by the files sourcing this
@@ -83,11 +116,20 @@ NS_R=pt-r-$$
 H_ADDR=203.0.113.1
 R_ADDR=203.0.113.2
 SRV_ADDR=198.51.100.1
+H_ADDR6=2001:db8:1::1
+R_ADDR6=2001:db8:1::2
+SRV_ADDR6=2001:db8:2::1
 if [ "$PASTA_DIRECT" = 1 ]; then
-	GW=127.0.0.1
+	GW4=127.0.0.1
+	GW6=::1
 else
-	GW=$R_ADDR
+	GW4=$R_ADDR
+	GW6=$R_ADDR6
 fi
+GW=$GW4
+FAMILIES=${FAMILIES:-4 6}
+read -ra _fams <<<"$FAMILIES"
+NFAM=${#_fams[@]}
 
 USER_PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
 RUN_ID=pastatest-$$-$RANDOM	# environment marker, see our_procs()
@@ -149,6 +191,20 @@ is() {
 	return 1
 }
 
+# skip DESC REASON - one test that does not apply here
+skip() {
+	_TAP_N=$((_TAP_N + 1))
+	echo "ok $_TAP_N - $1 # SKIP $2"
+}
+
+# not_run N DESC - N failing tests that a failed set-up left without a run
+not_run() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		ok 1 "$2 (not run)"
+	done
+}
+
 done_testing() {
 	if [ -n "$_TAP_PLANNED" ] && [ "$_TAP_N" != "$_TAP_PLANNED" ]; then
 		diag "planned $_TAP_PLANNED tests but ran $_TAP_N"
@@ -164,6 +220,10 @@ lib_init() {
 	if [ "$(id -u)" != 0 ]; then
 		skip_all "must run as root (creates network namespaces)"
 	fi
+	local f
+	for f in "${_fams[@]}"; do
+		case $f in 4|6) ;; *) skip_all "FAMILIES='$FAMILIES': 4 and/or 6" ;; esac
+	done
 	if ! id -u "$TEST_USER" >/dev/null 2>&1; then
 		useradd --system --no-create-home --shell /bin/sh "$TEST_USER" ||
 			skip_all "cannot create user $TEST_USER"
@@ -175,6 +235,7 @@ lib_init() {
 	chmod 0755 "$WORK"
 	mkdir -m 0777 "$WORK/u"		# writable by $TEST_USER
 	chown "$TEST_USER:" "$WORK/u"
+	DOCS=$WORK/srv
 	trap _cleanup EXIT
 	trap 'exit 130' INT TERM HUP
 }
@@ -224,6 +285,63 @@ _cleanup() {
 	exit "$rc"
 }
 
+# use_family 4|6 - the per-family variables (see the header)
+use_family() {
+	case $1 in
+	4)	FAM=4 FAMNAME=IPv4 IPV=-4 SRV=$SRV_ADDR H=$H_ADDR R=$R_ADDR
+		GW=$GW4 LO=127.0.0.1 ANY=0.0.0.0 PLEN=24 ;;
+	6)	FAM=6 FAMNAME=IPv6 IPV=-6 SRV=$SRV_ADDR6 H=$H_ADDR6 R=$R_ADDR6
+		GW=$GW6 LO=::1 ANY=:: PLEN=64 ;;
+	*)	echo "use_family: 4 or 6, not '$1'" >&2; return 1 ;;
+	esac
+	SRV_URL=http://$(url_host "$SRV")
+	H_URL=http://$(url_host "$H")
+	GW_URL=http://$(url_host "$GW")
+}
+
+url_host() {
+	case $1 in
+	*:*)	echo "[$1]" ;;
+	*)	echo "$1" ;;
+	esac
+}
+
+# _topo_addrs LINK_H LINK_R [LINK OPTIONS...] - addresses of both families
+# on the link between H and R (which exists), the server's on R's lo, the
+# links up, H's default routes; then wait (bounded) until H reaches the
+# server both ways
+_topo_addrs() {
+	local lh=$1 lr=$2
+	shift 2
+	ip -n "$NS_H" addr add "$H_ADDR/24" dev "$lh" &&
+	ip -n "$NS_R" addr add "$R_ADDR/24" dev "$lr" &&
+	ip -n "$NS_R" addr add "$SRV_ADDR/32" dev lo &&
+	ip -n "$NS_H" addr add "$H_ADDR6/64" dev "$lh" nodad &&
+	ip -n "$NS_R" addr add "$R_ADDR6/64" dev "$lr" nodad &&
+	ip -n "$NS_R" addr add "$SRV_ADDR6/128" dev lo nodad &&
+	ip -n "$NS_H" link set "$lh" "$@" up &&
+	ip -n "$NS_R" link set "$lr" "$@" up &&
+	ip -n "$NS_H" route add default via "$R_ADDR" dev "$lh" &&
+	ip -n "$NS_H" -6 route add default via "$R_ADDR6" dev "$lh" ||
+		return 1
+
+	# Unprivileged ICMP echo sockets (both families) for whoever runs in H
+	ip netns exec "$NS_H" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+
+	local end=$((SECONDS + 15))
+	while [ $SECONDS -lt $end ]; do
+		_reaches_srv && return 0
+		sleep 0.1
+	done
+	echo "# topology: $SRV_ADDR or $SRV_ADDR6 unreachable from H" >&2
+	return 1
+}
+
+_reaches_srv() {
+	in_h ping -4 -c1 -W1 -q "$SRV_ADDR" >/dev/null 2>&1 &&
+	in_h ping -6 -c1 -W1 -q "$SRV_ADDR6" >/dev/null 2>&1
+}
+
 topo_create() {
 	ip netns add "$NS_H" || return 1
 	_NETNS+=("$NS_H")
@@ -232,26 +350,8 @@ topo_create() {
 
 	ip -n "$NS_H" link add veth0 type veth peer name veth0 netns "$NS_R" &&
 	ip -n "$NS_H" link set lo up &&
-	ip -n "$NS_R" link set lo up &&
-	ip -n "$NS_H" addr add "$H_ADDR/24" dev veth0 &&
-	ip -n "$NS_R" addr add "$R_ADDR/24" dev veth0 &&
-	ip -n "$NS_R" addr add "$SRV_ADDR/32" dev lo &&
-	ip -n "$NS_H" link set veth0 up &&
-	ip -n "$NS_R" link set veth0 up &&
-	ip -n "$NS_H" route add default via "$R_ADDR" dev veth0 || return 1
-
-	# Unprivileged ICMP echo sockets for whoever runs in H.
-	ip netns exec "$NS_H" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
-
-	# Wait (bounded) until H reaches the server, i.e. the veth is up.
-	local i
-	for i in $(seq 50); do
-		ip netns exec "$NS_H" ping -c1 -W1 -q "$SRV_ADDR" >/dev/null 2>&1 &&
-			return 0
-		sleep 0.1
-	done
-	echo "# topology: $SRV_ADDR unreachable from H" >&2
-	return 1
+	ip -n "$NS_R" link set lo up || return 1
+	_topo_addrs veth0 veth0
 }
 
 topo_destroy() {
@@ -314,6 +414,20 @@ pasta_bg() {
 	_PGIDS+=("$BG_PID")	# timeout(1) leads its own process group
 }
 
+# finish_ns_server PID DIR NAME - see the header
+finish_ns_server() {
+	local pid=$1 dir=$2 name=$3 rc
+	touch "$dir/done"
+	if wait_gone "$pid" 15; then
+		wait "$pid"
+		rc=$?
+	else
+		rc="still running 15 s after the command was told to finish"
+	fi
+	is "$rc" 0 "pasta exits 0 after the command finishes" ||
+		diag_file "$WORK/$name.err"
+}
+
 _bg_ns() {
 	local ns=$1 name=$2; shift 2
 	ip netns exec "$ns" "$@" >"$WORK/$name.log" 2>&1 </dev/null &
@@ -329,6 +443,11 @@ start_httpd() {
 	_bg_ns "$ns" "$name" "$PY" "$TESTDIR/httpd.py" --bind "$addr" \
 		--port "$port" --dir "$dir" --pidfile "$WORK/$name.pid"
 	wait_file "$WORK/$name.pid" 10 || { diag_file "$WORK/$name.log"; return 1; }
+}
+
+serve_fam() {
+	start_httpd "$NS_R" "$SRV" "$1" "$2" "httpd$FAM${3:-}"
+	ok $? "$FAMNAME: server listening on $(url_host "$SRV"):$1 in R"
 }
 
 # start_udpecho NS ADDR PORT NAME
@@ -363,9 +482,14 @@ _poll() {
 	"$@"
 }
 
-_listening() { [ -n "$(ip netns exec "$1" ss -Hn"$2"l "sport = :$3" 2>/dev/null)" ]; }
-wait_tcp() { _poll "${3:-10}" _listening "$1" t "$2"; }
-wait_udp() { _poll "${3:-10}" _listening "$1" u "$2"; }
+# _listening NS t|u PORT [ADDR] - a TCP listener or bound UDP socket on PORT
+_listening() {
+	local filter="sport = :$3"
+	[ -n "${4:-}" ] && filter="src $(url_host "$4"):$3"
+	[ -n "$(ip netns exec "$1" ss -Hn"$2"l "$filter" 2>/dev/null)" ]
+}
+wait_tcp() { _poll "${3:-10}" _listening "$1" t "$2" "${4:-}"; }
+wait_udp() { _poll "${3:-10}" _listening "$1" u "$2" "${4:-}"; }
 wait_file() { _poll "${2:-10}" test -s "$1"; }
 _gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_gone() { _poll "${2:-10}" _gone "$1"; }
@@ -374,6 +498,9 @@ wait_gone() { _poll "${2:-10}" _gone "$1"; }
 
 make_random() { head -c "$(($2 * 1024 * 1024))" /dev/urandom >"$1"; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
+docs_random() {
+	mkdir -p "$DOCS" && head -c "$2" /dev/urandom >"$DOCS/$1" && sha "$DOCS/$1"
+}
 
 # mbps JSONFILE - Mbit/s received, from iperf3 -J output
 mbps() {
@@ -388,3 +515,5 @@ except Exception as e:
     sys.exit(1)
 EOF
 }
+
+use_family 4

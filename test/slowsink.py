@@ -11,6 +11,8 @@ if none came).
 
 Client (--send FILE): sends FILE, half-closes, prints the server's answer.
 
+Addresses are IPv4 or IPv6.
+
 Usage: slowsink.py --bind ADDR --port P [--first N] [--pause S] [--pidfile F]
        slowsink.py --send FILE --to ADDR --port P [--timeout S]
 """
@@ -27,7 +29,8 @@ import time
 
 
 def serve(args):
-    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    family = socket.AF_INET6 if ":" in args.bind else socket.AF_INET
+    ls = socket.socket(family, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((args.bind, args.port))
     ls.listen(1)

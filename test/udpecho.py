@@ -3,7 +3,8 @@
 """UDP echo server and checking client for the pasta integration tests.
 
 Server: udpecho.py --bind ADDR --port PORT [--pidfile FILE]
-    Echoes every datagram back to its sender.  The pidfile is written
+    Echoes every datagram back to its sender.  ADDR is IPv4 or IPv6; "::"
+    is dual-stack (IPv4 senders too).  The pidfile is written
     (atomically) once the socket is bound.
 
 Client: udpecho.py --client --to ADDR --port PORT [--source ADDR]
@@ -29,6 +30,8 @@ def family_of(addr):
 def server(a):
     s = socket.socket(family_of(a.bind), socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if s.family == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     s.bind((a.bind, a.port))
     if a.pidfile:
         tmp = a.pidfile + ".tmp"
