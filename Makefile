@@ -29,8 +29,10 @@ test/san/passt: $(SRCS) $(HDRS)
 test/san/pasta: test/san/passt
 	ln -sf passt $@
 
-test/unit: test/unit.c $(LIB_SRCS) $(HDRS)
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit.c $(LIB_SRCS)
+# Unit tests, with the daemon's code and the shared test helpers
+UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp
+$(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SRCS) $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< test/unit_lib.c $(LIB_SRCS)
 
 test/unit_netlink: test/unit_netlink.c netlink.c inany.c log.c util.c $(HDRS)
 	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_netlink.c netlink.c inany.c log.c util.c
@@ -38,17 +40,7 @@ test/unit_netlink: test/unit_netlink.c netlink.c inany.c log.c util.c $(HDRS)
 test/delayline: test/delayline.c
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/delayline.c -lm
 
-test/unit_dhcp: test/unit_dhcp.c $(LIB_SRCS) $(HDRS)
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_dhcp.c $(LIB_SRCS)
-
-test/unit_dhcpv6: test/unit_dhcpv6.c $(LIB_SRCS) $(HDRS)
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_dhcpv6.c $(LIB_SRCS)
-
-test/unit_ndp: test/unit_ndp.c $(LIB_SRCS) $(HDRS)
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_ndp.c $(LIB_SRCS)
-
-TEST_BINS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp \
-	    test/unit_netlink test/delayline test/san/pasta
+TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/san/pasta
 
 # Run as root: install what is missing, create namespaces and a test user,
 # and run pasta as that user

@@ -25,34 +25,10 @@
 #include "../pkt.h"
 #include "../tap.h"
 #include "../udp.h"
-
-static int test_n, test_failed;
-
-static void ok(int cond, const char *desc)
-{
-	test_n++;
-	if (!cond)
-		test_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", test_n, desc);
-}
+#include "unit_lib.h"
 
 static struct ctx c;
 static struct fwd_ports fwd_tcp, fwd_udp;
-
-/* Reference checksum: big-endian 16-bit words, RFC 1071 as written */
-static uint16_t csum_ref(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	if (len & 1)
-		sum += p[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
 
 static void test_checksum(void)
 {
@@ -499,6 +475,5 @@ int main(void)
 	test_frames6();
 	test_flow_table();
 
-	printf("1..%d\n", test_n);
-	return test_failed ? 1 : 0;
+	return tests_done();
 }

@@ -5,20 +5,18 @@
  * udp.c would give them. The "tap" is one end of a datagram socketpair: in
  * pasta mode tap_send_raw() writes one Ethernet frame per call to fd_tap,
  * so each reply is one datagram read from the other end, and checked with
- * a parser of our own (Ethernet, IPv4 and UDP checksums included). Every
+ * the parser of unit_lib.c (Ethernet, IPv4 and UDP checksums included). Every
  * malformed message must bump the DHCP drop counter and get no reply.
  * resolv.conf parsing runs on temporary files. Prints TAP.
  */
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <linux/if_ether.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "../checksum.h"
@@ -27,19 +25,9 @@
 #include "../passt.h"
 #include "../pkt.h"
 #include "../tap.h"
-
-static int test_n, test_failed;
-
-static void ok(int cond, const char *desc)
-{
-	test_n++;
-	if (!cond)
-		test_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", test_n, desc);
-}
+#include "unit_lib.h"
 
 static struct ctx c;
-static int peer_fd;	/* the other end of c.fd_tap */
 
 static const uint8_t guest_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
@@ -117,10 +105,8 @@ static void req_send(void)
  * struct reply - a reply frame, checked and split up
  */
 struct reply {
-	int valid;		/* all checks below passed */
-	uint8_t eth_dst[6];
-	struct in_addr ip_src, ip_dst;
-	uint16_t sport, dport;
+	int valid;		/* all checks of parse_bootp() passed */
+	struct frame f;		/* Ethernet, IPv4 and UDP, checked */
 	size_t bootp_len;
 	uint8_t op;
 	uint32_t xid;
@@ -134,25 +120,6 @@ struct reply {
 };
 
 static struct reply rep;
-
-/* Reference checksum over big-endian 16-bit words, RFC 1071 as written */
-static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	if (len & 1)
-		sum += p[len - 1] << 8;
-	return sum;
-}
-
-static int fold_ok(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
 
 static int parse_options(const uint8_t *p, size_t len)
 {
@@ -181,42 +148,20 @@ static int parse_options(const uint8_t *p, size_t len)
 }
 
 /**
- * parse_reply() - split up and check one frame
- * @f:		frame from the destination MAC address on
- * @len:	frame length
+ * parse_bootp() - check and split up the BOOTP message in rep.f
  */
-static void parse_reply(const uint8_t *f, size_t len)
+static void parse_bootp(void)
 {
-	size_t ulen;
-	uint32_t ps;
+	const uint8_t *f = rep.f.data;
+	size_t len = rep.f.data_len;
 
-	memset(&rep, 0, sizeof(rep));
-	if (len < 14 + 20 + 8 + 240 || f[12] != 0x08 || f[13] != 0x00)
+	if (!rep.f.valid || rep.f.eth_type != ETH_P_IP ||
+	    rep.f.proto != IPPROTO_UDP || len < 240)
 		return;
-	memcpy(rep.eth_dst, f, 6);
-	f += 14;
-	len -= 14;
-	if (f[0] != 0x45 || f[9] != IPPROTO_UDP || !fold_ok(sum16(f, 20, 0)) ||
-	    (size_t)((f[2] << 8) | f[3]) != len)
-		return;
-	memcpy(&rep.ip_src, f + 12, 4);
-	memcpy(&rep.ip_dst, f + 16, 4);
-	ps = sum16(f + 12, 8, 0) + IPPROTO_UDP + (len - 20);
-	f += 20;
-	len -= 20;
-	ulen = (f[4] << 8) | f[5];
-	if (ulen != len || !fold_ok(sum16(f, len, ps)))
-		return;
-	rep.sport = (f[0] << 8) | f[1];
-	rep.dport = (f[2] << 8) | f[3];
-	f += 8;
-	len -= 8;
-
 	rep.bootp_len = len;
 	rep.op = f[0];
-	memcpy(&rep.xid, f + 4, 4);
-	rep.xid = ntohl(rep.xid);
-	rep.flags = (f[10] << 8) | f[11];
+	rep.xid = be32(f + 4);
+	rep.flags = be16(f + 10);
 	memcpy(&rep.ciaddr, f + 12, 4);
 	memcpy(&rep.yiaddr, f + 16, 4);
 	memcpy(rep.chaddr, f + 28, 6);
@@ -232,24 +177,12 @@ static void parse_reply(const uint8_t *f, size_t len)
  */
 static int get_reply(void)
 {
-	static uint8_t f[65536];
-	ssize_t n = recv(peer_fd, f, sizeof(f), MSG_DONTWAIT);
-	int more;
+	int one;
 
 	memset(&rep, 0, sizeof(rep));
-	if (n < 0)
-		return 0;
-	parse_reply(f, n);
-	more = recv(peer_fd, f, sizeof(f), MSG_DONTWAIT) >= 0;
-	return !more;
-}
-
-static int no_reply(void)
-{
-	uint8_t f[64];
-
-	return recv(peer_fd, f, sizeof(f), MSG_DONTWAIT) < 0 &&
-	       errno == EAGAIN;
+	one = frame_one(&rep.f);
+	parse_bootp();
+	return one;
 }
 
 static int opt_is(uint8_t code, const void *val, size_t len)
@@ -266,19 +199,7 @@ static int opt_addr_is(uint8_t code, const char *addr)
 	return opt_is(code, &a, 4);
 }
 
-static int addr_is(struct in_addr a, const char *s)
-{
-	struct in_addr b;
-
-	inet_pton(AF_INET, s, &b);
-	return a.s_addr == b.s_addr;
-}
-
 /* --- tests ------------------------------------------------------------------- */
-
-static const uint8_t search_wire[] = "\x07" "example" "\x03" "com" "\x00"
-				     "\x03" "lab" "\x07" "example" "\x03" "org"
-				     "\x00";
 
 static void test_discover(void)
 {
@@ -291,14 +212,15 @@ static void test_discover(void)
 	ok(get_reply() && rep.valid,
 	   "DISCOVER: one reply, valid Ethernet/IPv4/UDP checksums and BOOTP");
 	ok(opt_is(53, "\x02", 1), "DISCOVER: reply is an OFFER");
-	ok(!memcmp(rep.eth_dst, guest_mac, 6) && addr_is(rep.ip_src,
-	   "203.0.113.2") && addr_is(rep.ip_dst, "255.255.255.255") &&
-	   rep.sport == 67 && rep.dport == 68,
+	ok(!memcmp(rep.f.eth_dst, guest_mac, 6) && addr4_is(rep.f.src4,
+	   "203.0.113.2") && addr4_is(rep.f.dst4, "255.255.255.255") &&
+	   rep.f.sport == 67 && rep.f.dport == 68,
 	   "OFFER: to the guest's MAC, from the gateway to 255.255.255.255, 67 -> 68");
 	ok(rep.op == 2 && rep.xid == 0x11223344 &&
 	   !memcmp(rep.chaddr, guest_mac, 6) && rep.flags == 0,
 	   "OFFER: BOOTREPLY, xid, chaddr and flags echoed");
-	ok(addr_is(rep.yiaddr, "203.0.113.1") && addr_is(rep.ciaddr, "0.0.0.0"),
+	ok(addr4_is(rep.yiaddr, "203.0.113.1") &&
+	   addr4_is(rep.ciaddr, "0.0.0.0"),
 	   "OFFER: yiaddr is the guest's address");
 	ok(opt_addr_is(1, "255.255.255.0") && opt_addr_is(3, "203.0.113.2") &&
 	   opt_addr_is(54, "203.0.113.2"),
@@ -307,7 +229,7 @@ static void test_discover(void)
 	ok(opt_is(26, "\xff\xf0", 2), "OFFER: interface MTU 65520");
 	ok(opt_is(6, "\xc0\x00\x02\x35\xcb\x00\x71\x02", 8),
 	   "OFFER: DNS 192.0.2.53, then 127.0.0.1 offered as the gateway");
-	ok(opt_is(119, search_wire, sizeof(search_wire) - 1),
+	ok(opt_is(119, search_wire, SEARCH_WIRE_LEN),
 	   "OFFER: search list in RFC 1035 wire format (RFC 3397)");
 	ok(!rep.opt_count[80], "OFFER: no rapid commit option");
 	ok(rep.has_end && rep.bootp_len >= 300 && rep.bootp_len <= 548,
@@ -324,10 +246,10 @@ static void test_request(void)
 	req_end();
 	req_send();
 	ok(get_reply() && rep.valid && opt_is(53, "\x05", 1) &&
-	   addr_is(rep.yiaddr, "203.0.113.1") && rep.xid == 0x55 &&
+	   addr4_is(rep.yiaddr, "203.0.113.1") && rep.xid == 0x55 &&
 	   opt_is(51, "\xff\xff\xff\xff", 4) && opt_addr_is(1, "255.255.255.0"),
 	   "REQUEST (selecting): ACK with the lease");
-	ok(rep.flags == 0x8000 && addr_is(rep.ip_dst, "255.255.255.255"),
+	ok(rep.flags == 0x8000 && addr4_is(rep.f.dst4, "255.255.255.255"),
 	   "ACK: broadcast flag echoed, sent to 255.255.255.255");
 
 	/* SELECTING another server's offer: not for us */
@@ -346,9 +268,9 @@ static void test_request(void)
 	req_end();
 	req_send();
 	ok(get_reply() && rep.valid && opt_is(53, "\x06", 1) &&
-	   addr_is(rep.yiaddr, "0.0.0.0") && !rep.opt_count[51] &&
+	   addr4_is(rep.yiaddr, "0.0.0.0") && !rep.opt_count[51] &&
 	   !rep.opt_count[1] && opt_addr_is(54, "203.0.113.2") &&
-	   addr_is(rep.ip_dst, "255.255.255.255"),
+	   addr4_is(rep.f.dst4, "255.255.255.255"),
 	   "REQUEST for a wrong address: NAK, broadcast, no lease");
 
 	/* RENEWING: ciaddr, no option 50, unicast */
@@ -357,9 +279,9 @@ static void test_request(void)
 	req_end();
 	req_send();
 	ok(get_reply() && rep.valid && opt_is(53, "\x05", 1) &&
-	   addr_is(rep.ip_dst, "203.0.113.1") &&
-	   addr_is(rep.ciaddr, "203.0.113.1") &&
-	   addr_is(rep.yiaddr, "203.0.113.1"),
+	   addr4_is(rep.f.dst4, "203.0.113.1") &&
+	   addr4_is(rep.ciaddr, "203.0.113.1") &&
+	   addr4_is(rep.yiaddr, "203.0.113.1"),
 	   "REQUEST (renewing): ACK unicast to ciaddr");
 
 	/* RENEWING the wrong address */
@@ -368,7 +290,7 @@ static void test_request(void)
 	req_end();
 	req_send();
 	ok(get_reply() && rep.valid && opt_is(53, "\x06", 1) &&
-	   addr_is(rep.ip_dst, "255.255.255.255"),
+	   addr4_is(rep.f.dst4, "255.255.255.255"),
 	   "REQUEST (renewing) for a wrong ciaddr: NAK, broadcast");
 }
 
@@ -380,7 +302,7 @@ static void test_other_types(void)
 	req_end();
 	req_send();
 	ok(get_reply() && rep.valid && opt_is(53, "\x05", 1) &&
-	   opt_is(80, "", 0) && addr_is(rep.yiaddr, "203.0.113.1") &&
+	   opt_is(80, "", 0) && addr4_is(rep.yiaddr, "203.0.113.1") &&
 	   opt_is(51, "\xff\xff\xff\xff", 4),
 	   "DISCOVER with rapid commit: ACK with option 80 (RFC 4039)");
 
@@ -389,8 +311,8 @@ static void test_other_types(void)
 	req_end();
 	req_send();
 	ok(get_reply() && rep.valid && opt_is(53, "\x05", 1) &&
-	   addr_is(rep.yiaddr, "0.0.0.0") && !rep.opt_count[51] &&
-	   opt_addr_is(3, "203.0.113.2") && addr_is(rep.ip_dst, "203.0.113.1"),
+	   addr4_is(rep.yiaddr, "0.0.0.0") && !rep.opt_count[51] &&
+	   opt_addr_is(3, "203.0.113.2") && addr4_is(rep.f.dst4, "203.0.113.1"),
 	   "INFORM: ACK with configuration, no lease, unicast");
 
 	req_start(0x62, "203.0.113.1", 0);
@@ -422,11 +344,10 @@ static void test_other_types(void)
 static void expect_malformed(const char *desc)
 {
 	uint64_t before = pkt_drops[DROP_DHCP_MALFORMED];
-	char d[200];
 
 	req_send();
-	snprintf(d, sizeof(d), "malformed, dropped, no reply: %s", desc);
-	ok(pkt_drops[DROP_DHCP_MALFORMED] == before + 1 && no_reply(), d);
+	okf(dropped_silently(DROP_DHCP_MALFORMED, before, 1),
+	    "malformed, dropped, no reply: %s", desc);
 }
 
 static void test_malformed(void)
@@ -592,14 +513,12 @@ static void test_sizes(void)
  */
 static void test_random(void)
 {
-	uint8_t f[2048];
 	int i, bad = 0, answered = 0;
 
 	srand(5);
 	for (i = 0; i < 20000; i++) {
 		uint64_t before = pkt_drops[DROP_DHCP_MALFORMED];
 		size_t n = rand() % 64, j;
-		int replies = 0;
 
 		req_start(i, (i & 1) ? "203.0.113.1" : NULL, i & 2);
 		if (i & 4)
@@ -609,12 +528,8 @@ static void test_random(void)
 		if (i & 16)
 			msg_len = rand() % msg_len;
 		req_send();
-		while (recv(peer_fd, f, sizeof(f), MSG_DONTWAIT) >= 0)
-			replies++;
-		if (replies > 1 ||
-		    (replies && pkt_drops[DROP_DHCP_MALFORMED] != before))
-			bad++;
-		answered += replies;
+		bad += !replies_ok(pkt_drops[DROP_DHCP_MALFORMED] != before,
+				   &answered);
 	}
 	ok(!bad && answered > 100,
 	   "20000 random messages: no reply to a dropped one, at most one reply");
@@ -655,8 +570,8 @@ static void test_resolv(void)
 			 "options edns0\n"
 			 "search example.com. lab.example.org . a b c d e f g\n");
 	dhcp_conf_resolv_file(&t, path);
-	ok(t.dns4_n == 3 && addr_is(t.dns4[0], "192.0.2.1") &&
-	   addr_is(t.dns4[1], "127.0.0.1") && addr_is(t.dns4[2], "192.0.2.3"),
+	ok(t.dns4_n == 3 && addr4_is(t.dns4[0], "192.0.2.1") &&
+	   addr4_is(t.dns4[1], "127.0.0.1") && addr4_is(t.dns4[2], "192.0.2.3"),
 	   "resolv.conf: IPv4 servers, 127.0.0.53 and IPv6 skipped, at most 3");
 	ok(t.dns_search_n == 6 && !strcmp(t.dns_search[0], "example.com") &&
 	   !strcmp(t.dns_search[1], "lab.example.org") &&
@@ -681,7 +596,7 @@ static void test_resolv(void)
 	t.no_dhcp_search = true;
 	write_file(path, "nameserver 192.0.2.1\nsearch example.com\n");
 	dhcp_conf_resolv_file(&t, path);
-	ok(t.dns4_n == 1 && addr_is(t.dns4[0], "192.0.2.200") &&
+	ok(t.dns4_n == 1 && addr4_is(t.dns4[0], "192.0.2.200") &&
 	   t.dns_search_n == 0,
 	   "resolv.conf: -D servers kept, --no-dhcp-search honoured");
 
@@ -695,7 +610,7 @@ static void test_resolv(void)
 	}
 	dhcp_conf_resolv_file(&t, path);
 	ok(t.dns_search_n == 0 && t.dns4_n == 1 &&
-	   addr_is(t.dns4[0], "192.0.2.5"),
+	   addr4_is(t.dns4[0], "192.0.2.5"),
 	   "resolv.conf: over-long line skipped whole, next line read");
 
 	unlink(path);
@@ -706,16 +621,8 @@ static void test_resolv(void)
 
 int main(void)
 {
-	int sv[2];
-
 	log_setup(false, true);		/* info() lines would clutter TAP */
-	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)) {
-		perror("socketpair");
-		return 1;
-	}
-	c.mode = MODE_PASTA;	/* tap_send_raw(): one write() per frame */
-	c.fd_tap = sv[0];
-	peer_fd = sv[1];
+	tap_peer_open(&c);	/* tap_send_raw(): one write() per frame */
 	c.mtu = 65520;
 	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
 	inet_pton(AF_INET, "203.0.113.2", &c.gw4);
@@ -725,9 +632,7 @@ int main(void)
 	c.dns4_n = 2;
 	inet_pton(AF_INET, "192.0.2.53", &c.dns4[0]);
 	inet_pton(AF_INET, "127.0.0.1", &c.dns4[1]);
-	c.dns_search_n = 2;
-	strcpy(c.dns_search[0], "example.com");
-	strcpy(c.dns_search[1], "lab.example.org.");
+	search_list_set(&c);
 
 	test_discover();
 	test_request();
@@ -737,6 +642,5 @@ int main(void)
 	test_random();
 	test_resolv();
 
-	printf("1..%d\n", test_n);
-	return test_failed ? 1 : 0;
+	return tests_done();
 }

@@ -17,20 +17,19 @@
  * namespace, and the veth pair with it, went away when the script exited.
  *
  * The "tap" is one end of a datagram socketpair: in pasta mode each frame
- * we send is one datagram, read from the other end and checked with a parser
- * of our own (Ethernet, IPv6 with hop limit 255, the ICMPv6 checksum over
- * the pseudo-header, then the message and its options). Router
- * Advertisements go out from ndp_timer(), which is driven here with a
+ * we send is one datagram, read from the other end and checked with the
+ * parser of unit_lib.c (Ethernet, IPv6 and the ICMPv6 checksum over the
+ * pseudo-header), then here (hop limit 255, the message and its options).
+ * Router Advertisements go out from ndp_timer(), which is driven here with a
  * simulated clock (c.now), as the main loop would drive it. Prints TAP.
  */
 
 #include <arpa/inet.h>
-#include <errno.h>
+#include <linux/if_ether.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "../ip.h"
@@ -38,6 +37,7 @@
 #include "../ndp.h"
 #include "../passt.h"
 #include "../pkt.h"
+#include "unit_lib.h"
 
 /* The reason ndp.c gives for every malformed message */
 #define NDP_DROP		DROP_NDP_MALFORMED
@@ -48,72 +48,11 @@
 #define NA	136
 #define REDIR	137
 
-static int test_n, test_failed;
-
-static void ok(int cond, const char *desc)
-{
-	test_n++;
-	if (!cond)
-		test_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", test_n, desc);
-}
-
 static struct ctx c;
-static int tap_fd, peer_fd;	/* c.fd_tap when connected, the other end */
+static int tap_fd;		/* c.fd_tap when connected */
 
 static const uint8_t guest_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const uint8_t our_mac[6] = { 0x02, 0x70, 0x61, 0x73, 0x74, 0x61 };
-
-static struct in6_addr a6(const char *s)
-{
-	struct in6_addr a;
-
-	if (inet_pton(AF_INET6, s, &a) != 1) {
-		fprintf(stderr, "bad address in test: %s\n", s);
-		exit(1);
-	}
-	return a;
-}
-
-static int addr_is(const struct in6_addr *a, const char *s)
-{
-	struct in6_addr b = a6(s);
-
-	return !memcmp(a, &b, sizeof(b));
-}
-
-/* --- reference checksum --------------------------------------------------- */
-
-/* Sum of big-endian 16-bit words, RFC 1071 as written */
-static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	if (len & 1)
-		sum += p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-/* ICMPv6 sum over the pseudo-header (RFC 8200, 8.1) and the message */
-static uint16_t icmp6_sum(const struct in6_addr *src,
-			  const struct in6_addr *dst, const uint8_t *m,
-			  size_t len)
-{
-	uint32_t s = sum16(src->s6_addr, 16, 0);
-
-	s = sum16(dst->s6_addr, 16, s);
-	s += (len >> 16) + (len & 0xffff) + IPPROTO_ICMPV6;
-	return fold(sum16(m, len, s));
-}
 
 /* --- building messages ---------------------------------------------------- */
 
@@ -156,7 +95,7 @@ static void m_csum(const char *src, const char *dst)
 	uint16_t sum;
 
 	msg[2] = msg[3] = 0;
-	sum = ~icmp6_sum(&s, &d, msg, msg_len);
+	sum = ~l4_sum6(&s, &d, IPPROTO_ICMPV6, msg, msg_len);
 	msg[2] = sum >> 8;
 	msg[3] = sum & 0xff;
 }
@@ -249,9 +188,7 @@ static void cap_input(const struct captured *m, uint8_t hop_limit)
  */
 struct reply {
 	int valid;		/* Ethernet, IPv6, checksum, options fine */
-	uint8_t eth_dst[6], eth_src[6];
-	struct in6_addr src, dst;
-	size_t frame_len;
+	struct frame f;		/* Ethernet, IPv6, ICMPv6 checksum: checked */
 	uint8_t m[65536];	/* the ICMPv6 message */
 	size_t len;
 	int opt_count[256];
@@ -292,72 +229,31 @@ static int parse_opts(void)
 	return 1;
 }
 
-/**
- * parse_frame() - split up and check one frame
- * @f:		frame from the destination MAC address on
- * @len:	frame length
- */
-static void parse_frame(const uint8_t *f, size_t len)
-{
-	memset(&rep, 0, sizeof(rep));
-	rep.frame_len = len;
-	if (len < 14 + 40 + 4 || f[12] != 0x86 || f[13] != 0xdd)
-		return;
-	memcpy(rep.eth_dst, f, 6);
-	memcpy(rep.eth_src, f + 6, 6);
-	f += 14;
-	len -= 14;
-	if ((f[0] >> 4) != 6 || (size_t)((f[4] << 8) | f[5]) != len - 40 ||
-	    f[6] != IPPROTO_ICMPV6 || f[7] != 255)
-		return;
-	memcpy(&rep.src, f + 8, 16);
-	memcpy(&rep.dst, f + 24, 16);
-	rep.len = len - 40;
-	memcpy(rep.m, f + 40, rep.len);
-	if (icmp6_sum(&rep.src, &rep.dst, rep.m, rep.len) != 0xffff ||
-	    rep.m[1] != 0)
-		return;
-	rep.valid = parse_opts();
-}
-
 /* Read and parse one frame: 1 if there was one, 0 if none */
 static int read_frame(void)
 {
-	static uint8_t f[65536 + 64];
-	ssize_t n = recv(peer_fd, f, sizeof(f), MSG_DONTWAIT);
+	struct frame f;
 
-	if (n < 0) {
+	if (!frame_read(&f)) {
 		rep.valid = 0;
 		return 0;
 	}
-	parse_frame(f, n);
+	memset(&rep, 0, sizeof(rep));
+	rep.f = f;
+	if (!f.valid || f.eth_type != ETH_P_IPV6 ||
+	    f.proto != IPPROTO_ICMPV6 || f.ttl != 255)
+		return 1;
+	rep.len = f.data_len;
+	memcpy(rep.m, f.data, rep.len);
+	if (rep.m[1] == 0)
+		rep.valid = parse_opts();
 	return 1;
 }
 
 /* Exactly one frame waiting: 1, then in rep */
 static int get_reply(void)
 {
-	uint8_t f[64];
-
-	if (!read_frame())
-		return 0;
-	return recv(peer_fd, f, sizeof(f), MSG_DONTWAIT | MSG_PEEK) < 0;
-}
-
-static int no_reply(void)
-{
-	uint8_t f[64];
-
-	return recv(peer_fd, f, sizeof(f), MSG_DONTWAIT) < 0 &&
-	       errno == EAGAIN;
-}
-
-static void drain(void)
-{
-	uint8_t f[64];
-
-	while (recv(peer_fd, f, sizeof(f), MSG_DONTWAIT) >= 0)
-		;
+	return read_frame() && !frame_waiting();
 }
 
 static uint32_t get32(size_t off)
@@ -382,9 +278,9 @@ static int na_ok(const char *target, const char *dst)
 	return rep.valid && rep.m[0] == NA && rep.len == 32 &&
 	       rep.m[4] == 0xe0 && !rep.m[5] && !rep.m[6] && !rep.m[7] &&
 	       !memcmp(rep.m + 8, &t, 16) && opt_is(2, tlla, 8) &&
-	       addr_is(&rep.src, target) && addr_is(&rep.dst, dst) &&
-	       !memcmp(rep.eth_dst, guest_mac, 6) &&
-	       !memcmp(rep.eth_src, our_mac, 6);
+	       addr6_is(&rep.f.src6, target) && addr6_is(&rep.f.dst6, dst) &&
+	       !memcmp(rep.f.eth_dst, guest_mac, 6) &&
+	       !memcmp(rep.f.eth_src, our_mac, 6);
 }
 
 /* An RA as every one must be: addresses, header, link-layer address */
@@ -395,10 +291,11 @@ static int ra_ok(void)
 	uint16_t lifetime = (rep.m[6] << 8) | rep.m[7];
 
 	memcpy(slla + 2, our_mac, 6);
-	return rep.valid && rep.m[0] == RA && addr_is(&rep.src, "fe80::1") &&
-	       addr_is(&rep.dst, "ff02::1") &&
-	       !memcmp(rep.eth_dst, all_nodes_mac, 6) &&
-	       !memcmp(rep.eth_src, our_mac, 6) && rep.m[4] == 64 &&
+	return rep.valid && rep.m[0] == RA &&
+	       addr6_is(&rep.f.src6, "fe80::1") &&
+	       addr6_is(&rep.f.dst6, "ff02::1") &&
+	       !memcmp(rep.f.eth_dst, all_nodes_mac, 6) &&
+	       !memcmp(rep.f.eth_src, our_mac, 6) && rep.m[4] == 64 &&
 	       lifetime >= NDP_MAX_RTR_ADV_INTERVAL_MS / 1000 &&
 	       lifetime <= 9000 && !get32(8) && !get32(12) &&
 	       opt_is(1, slla, 8) && rep.len <= (size_t)MAX(c.mtu, 1280) - 40;
@@ -503,16 +400,14 @@ static void test_captured_sums(void)
 {
 	const struct captured *all[] = { &cap_dad_global, &cap_dad_ll,
 					 &cap_rs, &cap_ns_gw, &cap_ns_ll };
-	char d[200];
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		struct in6_addr src = a6(all[i]->src), dst = a6(all[i]->dst);
 
 		cap_load(all[i]);
-		snprintf(d, sizeof(d), "captured %s: checksum verifies",
-			 all[i]->what);
-		ok(icmp6_sum(&src, &dst, msg, msg_len) == 0xffff, d);
+		okf(l4_sum6(&src, &dst, IPPROTO_ICMPV6, msg, msg_len) == 0xffff,
+		    "captured %s: checksum verifies", all[i]->what);
 	}
 }
 
@@ -583,14 +478,12 @@ static void expect_malformed(const char *desc, const char *src,
 {
 	uint64_t before = pkt_drops[NDP_DROP];
 	int64_t next = deadline();
-	char d[200];
 
 	if (csum)
 		m_csum(src, dst);
 	m_input(src, dst, hop_limit);
-	snprintf(d, sizeof(d), "malformed, dropped, no reply: %s", desc);
-	ok(pkt_drops[NDP_DROP] == before + 1 && no_reply() &&
-	   ndp_timer(&c) == next, d);
+	okf(dropped_silently(NDP_DROP, before, 1) && ndp_timer(&c) == next,
+	    "malformed, dropped, no reply: %s", desc);
 }
 
 static void ns_for_gw(void)
@@ -726,10 +619,6 @@ static void test_others(void)
 	   "valid NA, RA and Redirect from the guest: no reply, no drop");
 }
 
-static const uint8_t search_wire[] = "\x07" "example" "\x03" "com" "\x00"
-				     "\x03" "lab" "\x07" "example" "\x03" "org"
-				     "\x00";
-
 static void test_ra(void)
 {
 	uint8_t mtu[8] = { 5, 1, 0, 0, 0, 0, 0xff, 0xf0 };
@@ -743,7 +632,7 @@ static void test_ra(void)
 	memcpy(pio + 16, &p, 16);
 	memcpy(rdnss + 8, &d1, 16);
 	memcpy(rdnss + 24, &d2, 16);
-	memcpy(dnssl + 8, search_wire, sizeof(search_wire) - 1);
+	memcpy(dnssl + 8, search_wire, SEARCH_WIRE_LEN);
 
 	ok(rs_to_ra() && ra_ok(),
 	   "kernel RS: one RA within MAX_RA_DELAY_TIME, from fe80::1 to ff02::1 (33:33:00:00:00:01)");
@@ -819,14 +708,14 @@ static void test_ra_config(void)
 		s[63] = s[127] = s[191] = '.';
 		s[253] = 0;
 	}
-	ok(rs_to_ra() && rep.frame_len <= 14 + 1280 &&
+	ok(rs_to_ra() && rep.f.len <= 14 + 1280 &&
 	   opt_is(5, "\x05\x01\x00\x00\x00\x00\x05\x00", 8) &&
 	   rep.opt_count[31] == 1 && rep.opt_len[31] == 8 + 4 * 255 + 4 &&
 	   rep.m[rep.opt_off[31] + 8 + 3 * 255 + 1] == 'd',
 	   "MTU 1280: RA fits, the four search domains that fit are sent");
 
 	c.mtu = 576;
-	ok(rs_to_ra() && rep.frame_len <= 14 + 1280 && !rep.opt_count[5],
+	ok(rs_to_ra() && rep.f.len <= 14 + 1280 && !rep.opt_count[5],
 	   "MTU 576 (below IPv6's 1280): no MTU option, RA fits in 1280");
 	restore(&saved);
 }
@@ -862,7 +751,6 @@ static void test_unsolicited(void)
 	static int64_t t[RA_TIMES_MAX];
 	int64_t t0, gap, min_gap = INT64_MAX, max_gap = 0, sum = 0;
 	int i, n, bad = 0, initial_ok = 1, later_ok = 1;
-	char d[200];
 
 	c.fd_tap = -1;
 	c.mode = MODE_PASST;
@@ -892,15 +780,13 @@ static void test_unsolicited(void)
 		sum += gap;
 	}
 	n -= NDP_MAX_INITIAL_RTR_ADVERTISEMENTS;
-	snprintf(d, sizeof(d),
-		 "then %d RAs in 48 h, %.1f to %.1f s apart, within MinRtrAdvInterval (200 s) and MaxRtrAdvInterval (600 s)",
-		 n, min_gap / 1000.0, max_gap / 1000.0);
-	ok(later_ok && n >= 48 * 3600 / 600 - 1 && n <= 48 * 3600 / 200, d);
-	snprintf(d, sizeof(d),
-		 "intervals uniform at random: mean %.1f s (400 expected), spread %.1f s",
-		 sum / 1000.0 / n, (max_gap - min_gap) / 1000.0);
-	ok(sum / n > 370000 && sum / n < 430000 &&
-	   max_gap - min_gap > 300000, d);
+	okf(later_ok && n >= 48 * 3600 / 600 - 1 && n <= 48 * 3600 / 200,
+	    "then %d RAs in 48 h, %.1f to %.1f s apart, within MinRtrAdvInterval (200 s) and MaxRtrAdvInterval (600 s)",
+	    n, min_gap / 1000.0, max_gap / 1000.0);
+	okf(sum / n > 370000 && sum / n < 430000 &&
+	    max_gap - min_gap > 300000,
+	    "intervals uniform at random: mean %.1f s (400 expected), spread %.1f s",
+	    sum / 1000.0 / n, (max_gap - min_gap) / 1000.0);
 }
 
 static void test_solicited_timing(void)
@@ -956,15 +842,14 @@ static void test_random(void)
 	static const char *const dsts[] = { "ff02::1:ff00:2", "ff02::2",
 					    "fe80::1", "2001:db8::2" };
 	int i, bad = 0, answered = 0, dropped = 0;
-	char d[200];
 
 	srand(7);
 	for (i = 0; i < 20000; i++) {
 		uint64_t before = pkt_drops[NDP_DROP];
 		const char *src = srcs[rand() % 3], *dst = dsts[rand() % 4];
-		int t = rand() % 5, replies = 0, u;
+		int t = rand() % 5, u;
 		size_t j, n = rand() % 48;
-		uint8_t f[64], val[14];
+		uint8_t val[14];
 
 		m_start(types[t], fixed[t]);
 		if (i & 1)
@@ -983,33 +868,19 @@ static void test_random(void)
 		if (i % 7 == 5)
 			msg[rand() % (msg_len + 1)] ^= 1 << (rand() % 8);
 		m_input(src, dst, i % 7 == 6 ? rand() % 256 : 255);
-		while (recv(peer_fd, f, sizeof(f), MSG_DONTWAIT) >= 0)
-			replies++;
-		if (replies > 1 ||
-		    (replies && pkt_drops[NDP_DROP] != before))
-			bad++;
-		answered += replies;
+		bad += !replies_ok(pkt_drops[NDP_DROP] != before, &answered);
 		dropped += pkt_drops[NDP_DROP] != before;
 	}
 	settle();
-	snprintf(d, sizeof(d),
-		 "20000 random messages (%d dropped, %d answered): no reply to a dropped one, at most one reply",
-		 dropped, answered);
-	ok(!bad && answered > 100 && dropped > 1000, d);
+	okf(!bad && answered > 100 && dropped > 1000,
+	    "20000 random messages (%d dropped, %d answered): no reply to a dropped one, at most one reply",
+	    dropped, answered);
 }
 
 int main(void)
 {
-	int sv[2];
-
 	log_setup(false, true);
-	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)) {
-		perror("socketpair");
-		return 1;
-	}
-	c.mode = MODE_PASTA;	/* tap_send_frames(): one write() per frame */
-	c.fd_tap = tap_fd = sv[0];
-	peer_fd = sv[1];
+	tap_fd = tap_peer_open(&c);	/* one write() per frame */
 	c.fd_tap_listen = -1;
 	c.mtu = 65520;
 	c.now = 1000000;
@@ -1024,9 +895,7 @@ int main(void)
 	c.dns6[0] = a6("2001:db8::53");
 	c.dns6[1] = a6("::1");
 	c.dns6[2] = a6("fe80::53");
-	c.dns_search_n = 2;
-	strcpy(c.dns_search[0], "example.com");
-	strcpy(c.dns_search[1], "lab.example.org.");
+	search_list_set(&c);
 
 	test_captured_sums();
 	test_ns();
@@ -1040,6 +909,5 @@ int main(void)
 	test_solicited_timing();
 	test_random();
 
-	printf("1..%d\n", test_n);
-	return test_failed ? 1 : 0;
+	return tests_done();
 }
