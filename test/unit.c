@@ -78,17 +78,25 @@ static void test_checksum(void)
 /* Frame builder for tests: Ethernet + IPv4 + L4, valid unless broken later */
 static uint8_t frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 
-static size_t build_ip4(uint8_t proto, const void *l4, size_t l4_len,
-			const char *dst)
+/* build_eth() - Ethernet header from the guest, the rest of @l3_len zeroed */
+static uint8_t *build_eth(uint16_t proto, size_t l3_len)
 {
 	uint8_t *f = frame + FRAME_PAD;
 	struct ethhdr *eh = (struct ethhdr *)f;
-	struct iphdr *ih = (struct iphdr *)(f + sizeof(*eh));
 
-	memset(f, 0, 14 + 20);
+	memset(f, 0, sizeof(*eh) + l3_len);
 	memcpy(eh->h_dest, c.mac_ours, 6);
 	memcpy(eh->h_source, "\x02\x00\x00\x00\x00\x07", 6);
-	eh->h_proto = htons(ETH_P_IP);
+	eh->h_proto = htons(proto);
+	return f;
+}
+
+static size_t build_ip4(uint8_t proto, const void *l4, size_t l4_len,
+			const char *dst)
+{
+	uint8_t *f = build_eth(ETH_P_IP, 20);
+	struct iphdr *ih = (struct iphdr *)(f + sizeof(struct ethhdr));
+
 	ih->version = 4;
 	ih->ihl = 5;
 	ih->tot_len = htons(20 + l4_len);
@@ -276,14 +284,9 @@ static struct flow_key test_key(unsigned int i)
 static size_t build_ip6(uint8_t nexthdr, const void *ext, size_t ext_len,
 			const void *l4, size_t l4_len)
 {
-	uint8_t *f = frame + FRAME_PAD;
-	struct ethhdr *eh = (struct ethhdr *)f;
-	struct ipv6hdr *ip6h = (struct ipv6hdr *)(f + sizeof(*eh));
+	uint8_t *f = build_eth(ETH_P_IPV6, 40);
+	struct ipv6hdr *ip6h = (struct ipv6hdr *)(f + sizeof(struct ethhdr));
 
-	memset(f, 0, 14 + 40);
-	memcpy(eh->h_dest, c.mac_ours, 6);
-	memcpy(eh->h_source, "\x02\x00\x00\x00\x00\x07", 6);
-	eh->h_proto = htons(ETH_P_IPV6);
 	ip6h->version = 6;
 	ip6h->payload_len = htons(ext_len + l4_len);
 	ip6h->nexthdr = nexthdr;
