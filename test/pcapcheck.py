@@ -3,9 +3,10 @@
 """test/pcapcheck.py - check the L4 checksums of captured frames.
 
 Reads a pcap file (Ethernet link type) and verifies the TCP and UDP
-checksum of every IPv4 frame whose source address is SRC: the frames that
-pasta built for its guest. Prints "checked N bad M" and exits 0 only if
-at least one frame was checked and none was bad.
+checksum (and for IPv6 the ICMPv6 one) of every IPv4 or IPv6 frame whose
+source address is SRC: the frames that pasta built for its guest. Prints
+"checked N bad M" and exits 0 only if at least one frame was checked and
+none was bad.
 
 Usage: pcapcheck.py FILE SRC
 """
@@ -13,6 +14,8 @@ Usage: pcapcheck.py FILE SRC
 import socket
 import struct
 import sys
+
+L4 = (socket.IPPROTO_TCP, socket.IPPROTO_UDP)
 
 
 def csum(data):
@@ -24,19 +27,37 @@ def csum(data):
     return s
 
 
-def l4_ok(ip):
-    ihl = (ip[0] & 0xF) * 4
-    tot = struct.unpack("!H", ip[2:4])[0]
-    proto = ip[9]
-    l4 = ip[ihl:tot]
-    pseudo = ip[12:20] + struct.pack("!BBH", 0, proto, len(l4))
+def l4_ok(proto, pseudo, l4):
     if proto == socket.IPPROTO_UDP and l4[6:8] == b"\0\0":
         return False  # no checksum at all: not what we promise
     return csum(pseudo + l4) == 0xFFFF
 
 
+def ip4_l4(ip, src):
+    """(proto, pseudo-header, L4) of an IPv4 packet from src, or None"""
+    if len(ip) < 20 or ip[12:16] != src or ip[9] not in L4:
+        return None
+    ihl = (ip[0] & 0xF) * 4
+    tot = struct.unpack("!H", ip[2:4])[0]
+    l4 = ip[ihl:tot]
+    return ip[9], ip[12:20] + struct.pack("!BBH", 0, ip[9], len(l4)), l4
+
+
+def ip6_l4(ip, src):
+    """The same for IPv6 (ours carry no extension headers)"""
+    if len(ip) < 40 or ip[8:24] != src or \
+       ip[6] not in L4 + (socket.IPPROTO_ICMPV6,):
+        return None
+    plen = struct.unpack("!H", ip[4:6])[0]
+    l4 = ip[40:40 + plen]
+    return ip[6], ip[8:40] + struct.pack("!IxxxB", len(l4), ip[6]), l4
+
+
 def main():
-    path, src = sys.argv[1], socket.inet_aton(sys.argv[2])
+    path, src = sys.argv[1], sys.argv[2]
+    v6 = ":" in src
+    src = socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, src)
+    ethertype, parse = (b"\x86\xdd", ip6_l4) if v6 else (b"\x08\x00", ip4_l4)
     checked = bad = 0
     with open(path, "rb") as f:
         magic = f.read(24)[:4]
@@ -49,13 +70,11 @@ def main():
                 break
             caplen = struct.unpack("<IIII", rec)[2]
             frame = f.read(caplen)
-            ip = frame[14:]
-            if (frame[12:14] != b"\x08\x00" or len(ip) < 20
-                    or ip[12:16] != src
-                    or ip[9] not in (socket.IPPROTO_TCP, socket.IPPROTO_UDP)):
+            found = frame[12:14] == ethertype and parse(frame[14:], src)
+            if not found:
                 continue
             checked += 1
-            bad += not l4_ok(ip)
+            bad += not l4_ok(*found)
     print("checked %d bad %d" % (checked, bad))
     return 0 if checked and not bad else 1
 
