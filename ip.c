@@ -33,6 +33,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/icmp6.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
@@ -281,6 +282,24 @@ static void ip_eth_dst(const struct ctx *c, const union inany_addr *dst,
 }
 
 /**
+ * ip6_hop_limit() - hop limit of an IPv6 packet to the guest
+ * @buf:	frame buffer, L4 message at FRAME_L4_OFF
+ * @proto:	L4 protocol
+ *
+ * Return: 255 for NDP, which needs it (RFC 4861, 6.1.2 and 7.1.1), else
+ *	   our usual value
+ */
+static uint8_t ip6_hop_limit(const uint8_t *buf, uint8_t proto)
+{
+	uint8_t type = buf[FRAME_L4_OFF];
+
+	if (proto == IPPROTO_ICMPV6 && type >= ND_ROUTER_SOLICIT &&
+	    type <= ND_REDIRECT)
+		return IP6_HOP_LIMIT_NDP;
+	return IP_TTL_OURS;
+}
+
+/**
  * ip_frame() - write Ethernet and IP headers of a frame to the guest
  * @c:		execution context
  * @buf:	frame buffer, L4 header at FRAME_L4_OFF
@@ -288,6 +307,8 @@ static void ip_eth_dst(const struct ctx *c, const union inany_addr *dst,
  * @dst:	destination address, of the same family
  * @proto:	L4 protocol
  * @l4_len:	L4 header and payload length
+ *
+ * An ICMPv6 message must be in place already: its type sets the hop limit.
  *
  * Return: the frame, from the Ethernet header to the end of the payload
  */
@@ -325,11 +346,7 @@ struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
 		ip6h->version = 6;
 		ip6h->payload_len = htons(l4_len);
 		ip6h->nexthdr = proto;
-		/* What we send as ICMPv6 is NDP, which needs 255, or echo
-		 * replies, for which any value does
-		 */
-		ip6h->hop_limit = proto == IPPROTO_ICMPV6 ? IP6_HOP_LIMIT_NDP :
-							    IP_TTL_OURS;
+		ip6h->hop_limit = ip6_hop_limit(buf, proto);
 		memcpy(&ip6h->saddr, &src->a6, sizeof(ip6h->saddr));
 		memcpy(&ip6h->daddr, &dst->a6, sizeof(ip6h->daddr));
 	}
