@@ -10,8 +10,14 @@
 # MTU 65520), then, from the guest: an HTTP download and upload with sha256
 # checks against test/httpd.py in R, iperf3 -t 3 both ways against R, and a
 # busybox httpd in the guest fetched from R through a port passt forwards
-# (-t). Then a second QEMU attaches to the same passt after the first quit,
-# and passt -1 exits by itself once its guest is gone.
+# (-t). Over IPv6, the same first guest gets an address by SLAAC from
+# passt's router advertisements (prefix of H's 2001:db8:1::/64, default
+# route through passt's link-local address) and H's own address by DHCPv6
+# (dhclient -6, with the -D name server and -S search list), downloads from
+# [2001:db8:2::1] in R, runs iperf3 both ways to it, and R fetches the
+# guest's file through [2001:db8:1::1]:8090 as well. Then a second QEMU
+# attaches to the same passt after the first quit, and passt -1 exits by
+# itself once its guest is gone.
 #
 # Knobs: PASST=path (default: passt beside $PASTA, so ./passt, or
 # test/san/passt under make check), PASST_OPTS="..." (extra options; -f -d
@@ -30,13 +36,17 @@ DL_MIB=8
 UP_MIB=4
 GUEST_MIB=4
 DNS=192.0.2.53
+DNS6=2001:db8::53
 SEARCH=example.com
+# passt's link-local address, source of its RAs: fe80::1 when H's own
+# gateway is a global address, as here (conf.c)
+PASST_LL6=fe80::1
 
 lib_init
 [ -x "$PASST" ] || skip_all "$PASST not built"
 command -v "$QEMU" >/dev/null || skip_all "$QEMU missing (apt-get install qemu-system-x86)"
 command -v iperf3 >/dev/null || skip_all "iperf3 missing"
-plan 27
+plan 42
 
 # stop - give up on this file (not the whole run): the plan is not met
 stop() {
@@ -61,8 +71,11 @@ topo_create || stop "topology"
 mkdir -p "$WORK/srv"
 make_random "$WORK/srv/dl.bin" "$DL_MIB"
 start_httpd "$NS_R" "$SRV_ADDR" "$HTTP_PORT" "$WORK/srv" httpd || stop "httpd.py"
+start_httpd "$NS_R" "$SRV_ADDR6" "$HTTP_PORT" "$WORK/srv" httpd6 || stop "httpd.py (IPv6)"
 bg_r iperf3 iperf3 -s -B "$SRV_ADDR"
-wait_tcp "$NS_R" 5201 || stop "iperf3 server"
+wait_tcp "$NS_R" 5201 10 "$SRV_ADDR" || stop "iperf3 server"
+bg_r iperf3-6 iperf3 -s -B "$SRV_ADDR6"
+wait_tcp "$NS_R" 5201 10 "$SRV_ADDR6" || stop "iperf3 server (IPv6)"
 
 # --- helpers ----------------------------------------------------------------------
 
@@ -77,7 +90,7 @@ passt_start() {
 	shift 2
 	# shellcheck disable=SC2086
 	bg_h "$name" "$PASST" -f -d -s "$sock" -P "$WORK/u/$name.pid" \
-		-D "$DNS" -S "$SEARCH" ${PASST_OPTS:-} "$@"
+		-D "$DNS" -D "$DNS6" -S "$SEARCH" ${PASST_OPTS:-} "$@"
 	PASST_PID=$BG_PID
 	_poll 10 test -S "$sock"
 }
@@ -128,6 +141,15 @@ uptime_of() {
 	tr -d '\r' <"$2" | sed -n "s/^PT-$1 uptime=//p" | tail -n1
 }
 
+# same_net6 ADDR/PLEN ADDR/PLEN - both in the same prefix, of the same length
+same_net6() {
+	"$PY" - "$1" "$2" <<'EOF' 2>/dev/null
+import ipaddress, sys
+a, b = (ipaddress.IPv6Interface(x) for x in sys.argv[1:3])
+sys.exit(0 if a.network == b.network else 1)
+EOF
+}
+
 # is_set GOT WANT DESC - is(), but an empty GOT never matches
 is_set() {
 	if [ -z "$1" ]; then
@@ -154,27 +176,32 @@ ok $? "passt is listening on its socket" || {
 }
 
 t0=$(date +%s.%N)
-qemu_bg boot1 180 "$SOCK" pt.test=lease,download,upload,iperf3,server \
-	pt.srv="$SRV_ADDR" pt.port="$HTTP_PORT" pt.file=dl.bin \
+qemu_bg boot1 240 "$SOCK" \
+	pt.test=lease,download,upload,iperf3,slaac,dhcp6,download6,iperf3_6,server \
+	pt.srv="$SRV_ADDR" pt.srv6="$SRV_ADDR6" pt.port="$HTTP_PORT" pt.file=dl.bin \
 	pt.upmib="$UP_MIB" pt.secs=3 pt.gmib="$GUEST_MIB" \
 	pt.gport="$GUEST_PORT" pt.qport="$QUIT_PORT" pt.wait=40
 
-# The guest's server: wait for it, fetch from R through passt's -t port
+# The guest's server: wait for it, fetch from R through passt's -t port, on
+# H's IPv4 address, then on its IPv6 one
 # server_ready - the guest's server is up, or the guest is gone: stop waiting
 server_ready() {
 	grep -qa "^PT-READY server" "$WORK/boot1.console" ||
 		! kill -0 "$QEMU_PID" 2>/dev/null
 }
-if _poll 120 server_ready &&
+if _poll 180 server_ready &&
    grep -qa "^PT-READY server" "$WORK/boot1.console"; then
 	in_r timeout 30 curl -sS -o "$WORK/g.bin" \
 		"http://$H_ADDR:$GUEST_PORT/g.bin" 2>"$WORK/curl.err"
 	rc=$?
+	in_r timeout 30 curl -sS -g -o "$WORK/g6.bin" \
+		"http://[$H_ADDR6]:$GUEST_PORT/g.bin" 2>"$WORK/curl6.err"
+	rc6=$?
 	in_r timeout 5 bash -c "echo quit >/dev/tcp/$H_ADDR/$QUIT_PORT" \
 		2>>"$WORK/curl.err"
 else
-	rc=1
-	echo "guest server never ready" >"$WORK/curl.err"
+	rc=1 rc6=1
+	echo "guest server never ready" | tee "$WORK/curl6.err" >"$WORK/curl.err"
 fi
 qemu_wait boot1
 ok $? "first guest ran its tests and powered off" || show_boot boot1
@@ -182,8 +209,10 @@ t1=$(date +%s.%N)
 OUT="$WORK/boot1.out"
 diag "first guest: $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s in all;" \
      "init at uptime $(uptime_of BOOT "$OUT") s, done at $(uptime_of DONE "$OUT") s"
-lease=$(grep -a '^PT-LEASE' "$OUT")
+lease=$(grep -a '^PT-LEASE ' "$OUT")
 [ -n "$lease" ] && diag "$lease"
+info=$(grep -a '^PT-INFO' "$OUT")
+[ -n "$info" ] && diag "$info"
 
 is "$(result dhcp "$OUT")" ok "guest got a lease by DHCP"
 is "$(fact addr "$OUT")" "$H_ADDR/24" "guest address is H's, /24"
@@ -191,6 +220,29 @@ is "$(fact gw "$OUT")" "$R_ADDR" "guest gateway is H's"
 is "$(fact mtu "$OUT")" 65520 "guest MTU is 65520 (DHCP option 26)"
 is "$(fact dns "$OUT")" "$DNS" "guest name server from -D (option 6)"
 is "$(fact search "$OUT")" "$SEARCH" "guest search list from -S (option 119)"
+
+# IPv6: SLAAC from passt's router advertisements, then DHCPv6
+is "$(result slaac "$OUT")" ok "IPv6: guest formed an address by SLAAC, has a default route"
+slaac=$(fact slaac_addr "$OUT")
+diag "SLAAC address $slaac (after $(fact slaac_ms "$OUT") ms of waiting)," \
+     "default route via $(fact gw6 "$OUT") dev $(fact gw6_dev "$OUT")," \
+     "IPv6 MTU $(fact mtu6 "$OUT")"
+desc="IPv6: SLAAC address in the /64 of H's $H_ADDR6, not H's own"
+if [ -n "$slaac" ] && [ "${slaac%/*}" != "$H_ADDR6" ] &&
+   same_net6 "$slaac" "$H_ADDR6/64"; then
+	ok 0 "$desc"
+else
+	ok 1 "$desc"
+	diag "  got: '$slaac'"
+fi
+is "$(fact gw6 "$OUT")" "$PASST_LL6" "IPv6: default route via passt's link-local $PASST_LL6 (RA)"
+is "$(result slaac_ping "$OUT")" ok "IPv6: guest pings [$SRV_ADDR6] from its SLAAC address"
+lease6=$(grep -a '^PT-LEASE6' "$OUT" | tail -n 1)
+[ -n "$lease6" ] && diag "$lease6"
+is "$(result dhcp6 "$OUT")" ok "IPv6: guest got an address by DHCPv6 (dhclient -6)"
+is "$(fact dhcp6_addr "$OUT")" "$H_ADDR6/128" "IPv6: DHCPv6 address is H's, /128 (IA_NA)"
+is "$(fact dhcp6_dns "$OUT")" "$DNS6" "IPv6: name server from -D (DHCPv6 option 23)"
+is "$(fact dhcp6_search "$OUT")" "$SEARCH" "IPv6: search list from -S (DHCPv6 option 24)"
 
 is "$(result download "$OUT")" ok "guest downloaded $DL_MIB MiB over HTTP"
 is "$(fact download_sha "$OUT")" "$(sha "$WORK/srv/dl.bin")" "download: sha256 matches"
@@ -204,11 +256,26 @@ is "$(result iperf3_down "$OUT")" ok "iperf3 -t 3 -R to the guest"
 diag "iperf3 (TCG guest): up $(fact iperf3_up_mbps "$OUT") Mbit/s," \
      "down $(fact iperf3_down_mbps "$OUT") Mbit/s"
 
+is "$(result download6 "$OUT")" ok "IPv6: guest downloaded $DL_MIB MiB from [$SRV_ADDR6]"
+is "$(fact download6_sha "$OUT")" "$(sha "$WORK/srv/dl.bin")" "IPv6: download sha256 matches"
+diag "IPv6 download: $(fact download6_ms "$OUT") ms"
+is "$(result iperf3_up6 "$OUT")" ok "IPv6: iperf3 -t 3 from the guest"
+is "$(result iperf3_down6 "$OUT")" ok "IPv6: iperf3 -t 3 -R to the guest"
+diag "IPv6 iperf3 (TCG guest): up $(fact iperf3_up6_mbps "$OUT") Mbit/s," \
+     "down $(fact iperf3_down6_mbps "$OUT") Mbit/s"
+
 ok "$rc" "R fetched the guest's file through passt -t $GUEST_PORT" ||
 	diag_file "$WORK/curl.err"
 is_set "$(fact guest_sha "$OUT")" "$(sha "$WORK/g.bin" 2>/dev/null)" \
 	"guest's file: sha256 matches"
 is "$(result server "$OUT")" ok "guest got the host's word on port $QUIT_PORT"
+ok "$rc6" "IPv6: R fetched the guest's file through [$H_ADDR6]:$GUEST_PORT" ||
+	diag_file "$WORK/curl6.err"
+is_set "$(fact guest_sha "$OUT")" "$(sha "$WORK/g6.bin" 2>/dev/null)" \
+	"IPv6: guest's file: sha256 matches"
+diag "the guest's httpd saw clients $(fact guest_peer4 "$OUT") (IPv4)" \
+     "and $(fact guest_peer6 "$OUT") (IPv6)"
+is "$(fact guest_peer6 "$OUT")" "$R_ADDR6" "IPv6: the guest's httpd saw R's address as the client's"
 
 # --- second guest on the same passt ------------------------------------------------------
 

@@ -13,7 +13,7 @@ set -eu
 
 pkgs="iproute2 iperf3 curl python3 perl util-linux procps passwd"
 pkgs="$pkgs iputils-ping passt slirp4netns libasan8 libubsan1"
-pkgs="$pkgs qemu-system-x86 busybox-static cpio $*"	# 95-passt-qemu.t
+pkgs="$pkgs qemu-system-x86 busybox-static cpio isc-dhcp-client $*"	# 95-passt-qemu.t
 
 missing=
 for p in $pkgs; do

@@ -14,7 +14,11 @@
 #     decompressed if the package ships them compressed;
 #   - /bin/busybox from busybox-static (shell, udhcpc, wget, httpd, nc...);
 #   - /usr/bin/iperf3 and the shared libraries ldd lists;
-#   - init, udhcpc.script and tests/*.sh beside this script.
+#   - /sbin/dhclient from isc-dhcp-client (the DHCPv6 client: busybox 1.35
+#     in Debian 12 has no udhcpc6; or GUEST_DHCLIENT= path of a binary),
+#     with its libraries;
+#   - init, udhcpc.script, dhclient.conf, dhclient.script and tests/*.sh
+#     beside this script.
 #
 # Outputs, in $GUEST_CACHE (default test/guest/cache, git-ignored):
 #   vmlinuz, initramfs.gz (cpio newc, gzip)
@@ -29,6 +33,7 @@ GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${GUEST_CACHE:-$GUEST_DIR/cache}
 BUSYBOX=${GUEST_BUSYBOX:-/bin/busybox}
 IPERF3=${GUEST_IPERF3:-/usr/bin/iperf3}
+DHCLIENT=${GUEST_DHCLIENT:-}
 # Modules that bring up eth0 on virtio-net-pci, with what they depend on
 WANT_MODULES="virtio_pci virtio_net"
 FORCE=0
@@ -164,21 +169,39 @@ kernel_extract() {
 	note "kernel $kver, modules: ${order[*]}"
 }
 
+# --- the DHCPv6 client ------------------------------------------------------------
+
+# dhclient_path - print the path of the dhclient binary to ship:
+# $GUEST_DHCLIENT, or the host's (test/setup.sh installs isc-dhcp-client)
+dhclient_path() {
+	local bin=${DHCLIENT:-/sbin/dhclient}
+
+	[ -x "$bin" ] || die "no dhclient at $bin: apt-get install isc-dhcp-client (or set GUEST_DHCLIENT)"
+	echo "$bin"
+}
+
 # --- the initramfs -------------------------------------------------------------
 
-# lib_files - iperf3, its shared libraries and the dynamic loader
+# lib_files - iperf3, the shared libraries of iperf3 and dhclient, and the
+# dynamic loader (dhclient itself goes to /sbin in the guest)
 lib_files() {
+	local f
+
 	echo "$IPERF3"
-	ldd "$IPERF3" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+	for f in "$IPERF3" "$DHCLIENT"; do
+		ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+				$1 ~ /^\// { print $1 }'
+	done | sort -u
 }
 
 # inputs_hash - sha256 over every input of the initramfs
 inputs_hash() {
 	{
 		# Contents and names, not the paths we were called with
-		(cd "$GUEST_DIR" && sha256sum build.sh init udhcpc.script tests/*.sh)
+		(cd "$GUEST_DIR" && sha256sum build.sh init udhcpc.script \
+			dhclient.conf dhclient.script tests/*.sh)
 		# shellcheck disable=SC2046
-		sha256sum "$BUSYBOX" $(lib_files | xargs readlink -f)
+		sha256sum "$BUSYBOX" "$DHCLIENT" $(lib_files | xargs readlink -f)
 		cat "$CACHE/kernel/stamp"
 	} | sha256sum | cut -d' ' -f1
 }
@@ -203,10 +226,15 @@ initramfs_build() {
 		cp -L "$f" "$root/$rel"
 	done
 
+	cp -L "$DHCLIENT" "$root/sbin/dhclient"
+
 	cp "$GUEST_DIR/init" "$root/init"
 	cp "$GUEST_DIR/udhcpc.script" "$root/etc/udhcpc.script"
+	cp "$GUEST_DIR/dhclient.conf" "$root/etc/dhclient.conf"
+	cp "$GUEST_DIR/dhclient.script" "$root/etc/dhclient.script"
 	cp "$GUEST_DIR"/tests/*.sh "$root/tests/"
-	chmod 755 "$root/init" "$root/etc/udhcpc.script" "$root"/tests/*.sh
+	chmod 755 "$root/init" "$root/etc/udhcpc.script" \
+		"$root/etc/dhclient.script" "$root/sbin/dhclient" "$root"/tests/*.sh
 	cp "$CACHE"/kernel/modules/* "$root/modules/"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 	echo "root:x:0:" >"$root/etc/group"
@@ -230,6 +258,7 @@ if ldd "$BUSYBOX" >/dev/null 2>&1; then
 	die "$BUSYBOX is dynamically linked: apt-get install busybox-static"
 fi
 [ -x "$IPERF3" ] || die "$IPERF3 missing: apt-get install iperf3"
+DHCLIENT=$(dhclient_path)
 
 kernel_extract "$(kernel_deb)"
 if ! cmp -s "$CACHE/kernel/vmlinuz" "$CACHE/vmlinuz"; then
