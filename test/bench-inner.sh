@@ -5,7 +5,7 @@
 # network namespace and record what only that namespace can see
 #
 # Usage: bench-inner.sh -r RESULT [-p TPIDFILE] [-c CC] [-m RMEM] [-w WMEM]
-#                       [-o STDOUT] -- CMD [ARG]...
+#                       [-6 SECS] [-o STDOUT] -- CMD [ARG]...
 #
 # Runs where test/bench-lib.sh's tool_run puts it: in the namespace a
 # translator made (as root of its user namespace), or directly in H for the
@@ -13,16 +13,22 @@
 #   1. -c/-m/-w: set this namespace's net.ipv4.tcp_congestion_control,
 #      tcp_rmem, tcp_wmem (per network namespace; root of the namespace's
 #      own user namespace may write them);
-#   2. read TcpRetransSegs (/proc/net/snmp, what `nstat -az` reads) and, if
+#   2. -6: wait, at most SECS, until this namespace has a global IPv6
+#      address past duplicate address detection and an IPv6 default route
+#      (at once for H and pasta, which copies H's; slirp4netns --enable-ipv6
+#      leaves them to SLAAC from its router advertisements, a few seconds);
+#      not there by then: a set-up error;
+#   3. read TcpRetransSegs (/proc/net/snmp, what `nstat -az` reads) and, if
 #      -p names a file with the translator's PID, its utime+stime
 #      (/proc/PID/stat, clock ticks);
-#   3. run CMD with stdout to STDOUT (default /dev/null);
-#   4. read both again, and the translator's peak RSS (VmHWM) while it is
+#   4. run CMD with stdout to STDOUT (default /dev/null);
+#   5. read both again, and the translator's peak RSS (VmHWM) while it is
 #      still alive, and write RESULT as key=value lines.
+# The TCP counters and the net.ipv4.tcp_* settings cover TCP over IPv6 too.
 # Exits with CMD's status (or 125 if the namespace could not be set up).
 
-result='' tpidf='' cc='' rmem='' wmem='' out=/dev/null
-while getopts r:p:c:m:w:o: opt; do
+result='' tpidf='' cc='' rmem='' wmem='' out=/dev/null v6wait=''
+while getopts r:p:c:m:w:o:6: opt; do
 	case $opt in
 	r) result=$OPTARG ;;
 	p) tpidf=$OPTARG ;;
@@ -30,6 +36,7 @@ while getopts r:p:c:m:w:o: opt; do
 	m) rmem=$OPTARG ;;
 	w) wmem=$OPTARG ;;
 	o) out=$OPTARG ;;
+	6) v6wait=$OPTARG ;;
 	*) echo "bench-inner: bad option" >&2; exit 125 ;;
 	esac
 done
@@ -66,6 +73,24 @@ if [ -n "$tpidf" ]; then
 	[ -r "/proc/$tpid/stat" ] || tpid=
 fi
 
+# IPv6 usable: a global address that is not tentative, and a default route
+ipv6_wait_ms=
+if [ -n "$v6wait" ] && [ -z "$setup_err" ]; then
+	i=0
+	until [ -n "$(ip -6 -o addr show scope global -tentative 2>/dev/null)" ] &&
+	      [ -n "$(ip -6 route show default 2>/dev/null)" ]; do
+		if [ $i -ge $((v6wait * 10)) ]; then
+			echo "bench-inner: no global IPv6 address and default" \
+			     "route after $v6wait s" >&2
+			setup_err="$setup_err ipv6"
+			break
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	ipv6_wait_ms=$((i * 100))
+fi
+
 # utime + stime: fields 14 and 15, counted after the ")" ending comm
 cpu() {
 	[ -n "$tpid" ] || return 0
@@ -96,6 +121,7 @@ fi
 	echo "rmem=$(tr '\t' ' ' </proc/sys/net/ipv4/tcp_rmem)"
 	echo "wmem=$(tr '\t' ' ' </proc/sys/net/ipv4/tcp_wmem)"
 	echo "tpid=$tpid"
+	echo "ipv6_wait_ms=$ipv6_wait_ms"
 	echo "retrans=$([ -n "$r1" ] && [ -n "$r0" ] && echo $((r1 - r0)))"
 	echo "cpu_ticks=$([ -n "$c1" ] && [ -n "$c0" ] && echo $((c1 - c0)))"
 	echo "hwm_kb=$(hwm)"

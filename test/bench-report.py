@@ -17,6 +17,9 @@ Usage:
 RESULTS has one line per measurement, tab-separated, as bench.sh's
 record() writes them: kind tool cc rtt dir run status value bytes cpu_ticks
 hwm_kb retr_guest retr_h retr_r qdrop lossdrop late zero cc_seen note.
+Kinds: iperf and curl (the main table, IPv4), iperf6 (iperf3 over IPv6),
+iperf4 (ours over IPv4 where the main table did not run, the IPv6 rows'
+reference), series (the consecutive runs).
 """
 
 import json
@@ -31,6 +34,7 @@ import tempfile
 COLS = ("kind tool cc rtt dir run status value bytes cpu_ticks hwm_kb "
         "retr_guest retr_h retr_r qdrop lossdrop late zero cc_seen note").split()
 TOOL_ORDER = ["host", "ours", "debian-pasta", "slirp4netns"]
+IPV6_TARGET = 0.95	# ours over IPv6 at least this much of ours over IPv4
 
 
 def iperf_json(path):
@@ -144,10 +148,12 @@ class Report:
     def tools(self):
         return sorted({r["tool"] for r in self.rows}, key=tool_key)
 
-    # One row of the main table: iperf3 and curl for (cc, rtt, tool, dir)
-    def cell(self, cc, rtt, tool, d):
-        runs = self.select(kind="iperf", cc=cc, rtt=str(rtt), tool=tool, dir=d)
-        curls = self.select(kind="curl", cc=cc, rtt=str(rtt), tool=tool, dir=d)
+    # One row of the main table: iperf3 and curl for (cc, rtt, tool, dir);
+    # kind "iperf6" or "iperf4": the iperf3 runs of that kind, no curl
+    def cell(self, cc, rtt, tool, d, kind="iperf"):
+        runs = self.select(kind=kind, cc=cc, rtt=str(rtt), tool=tool, dir=d)
+        curls = self.select(kind="curl", cc=cc, rtt=str(rtt), tool=tool,
+                            dir=d) if kind == "iperf" else []
         okr = [r for r in runs if r["status"] == "ok"]
         # A failed or stalled run moved nothing: it counts as 0 in the
         # median, and is named in the notes
@@ -238,6 +244,76 @@ class Report:
                         "; ".join(c["notes"]),
                     ]) + " |")
         return out
+
+    # The IPv6 rows: each tool over IPv6 beside the host's IPv6 and beside
+    # its own IPv4 figure of the same run
+    def ipv6_table(self):
+        keys = self.keys("iperf6")
+        if not keys:
+            return [], []
+        tools = sorted({r["tool"] for r in self.rows
+                        if r["kind"] == "iperf6"}, key=tool_key)
+        hdr = ["CC", "RTT ms", "tool", "dir", "IPv6 Mbit/s", "min–max",
+               "×host IPv6", "IPv4 Mbit/s", "IPv6 ÷ IPv4", "retr guest",
+               "retr beyond", "link drops", "CPU s/GB", "RSS MiB", "notes"]
+        out = ["| " + " | ".join(hdr) + " |",
+               "|" + "|".join(["---"] * 4 + ["--:"] * 10 + ["---"]) + "|"]
+        ours = []
+        for cc, rtt in keys:
+            for d in ("upload", "download"):
+                host = self.cell(cc, rtt, "host", d, "iperf6")
+                for tool in tools:
+                    c = self.cell(cc, rtt, tool, d, "iperf6")
+                    if not c["n"]:
+                        continue
+                    c4 = self.cell(cc, rtt, tool, d, "iperf")
+                    if not c4["n"]:
+                        c4 = self.cell(cc, rtt, tool, d, "iperf4")
+                    ratio = r64 = None
+                    if tool != "host" and host["med"] and \
+                            c["med"] is not None:
+                        ratio = c["med"] / host["med"]
+                    if c4["med"] and c["med"] is not None:
+                        r64 = c["med"] / c4["med"]
+                    notes = list(c["notes"])
+                    # what went wrong over IPv4 (not its late frames)
+                    bad4 = [n for n in c4["notes"] if "iperf3" in n or
+                            "zero-rate" in n]
+                    if c4["n"] and bad4:
+                        notes.append("IPv4: " + ", ".join(bad4))
+                    if tool == "ours":
+                        ours.append((r64, cc, rtt, d))
+                        if r64 is not None and r64 < IPV6_TARGET:
+                            notes.append("**below %d%% of IPv4**" %
+                                         round(IPV6_TARGET * 100))
+                    out.append("| " + " | ".join([
+                        cc, str(rtt), tool, d,
+                        fmt_mbps(c["med"]),
+                        "%s–%s" % (fmt_mbps(c["min"]), fmt_mbps(c["max"]))
+                        if c["n"] > 1 else "",
+                        fmt(ratio, 2, "" if tool == "host" else "–"),
+                        fmt_mbps(c4["med"]) if c4["n"] else "–",
+                        fmt(r64, 2),
+                        "–" if tool == "host" else fmt(c["retr_guest"]),
+                        fmt(c["retr_beyond"]),
+                        fmt(c["drops"]) if rtt else "–",
+                        "–" if tool == "host" else fmt(c["cpu"], 1),
+                        "–" if tool == "host" else fmt(c["rss"], 1),
+                        "; ".join(notes),
+                    ]) + " |")
+        summary = []
+        have = [o for o in ours if o[0] is not None]
+        if have:
+            good = sum(1 for o in have if o[0] >= IPV6_TARGET)
+            low = min(have)
+            summary.append(
+                "ours, IPv6 ÷ IPv4: %d of %d row(s) within %d%% of IPv4 "
+                "(target: all); lowest %.2f (%s, %d ms, %s)." % (
+                    good, len(have), round((1 - IPV6_TARGET) * 100),
+                    low[0], low[1], low[2], low[3]))
+        elif ours:
+            summary.append("ours, IPv6 ÷ IPv4: no IPv4 figure to compare.")
+        return out, summary
 
     # The seeds' script: network ping_time download_time upload_time
     def seed_tables(self):
@@ -485,7 +561,28 @@ seconds of zero throughput within successful iperf3 runs, frames the delay
 line delivered late (over 1 ms; a disturbed run)."""
 
 
-def write_md(path, rep, main, seeds, series, made):
+IPV6_METHOD = """\
+iperf3 over IPv6, from H's 2001:db8:1::1/64 (default route via
+2001:db8:1::2) to 2001:db8:2::1 on R's loopback (not the gateway),
+through the same link, delay line and bench run as the IPv4 rows above,
+in the same rounds: each round runs every tool over IPv4, then every IPv6
+tool over IPv6, for each direction. **host** is H's own IPv6, the
+baseline; **ours** and **debian-pasta** copy H's IPv6 address and
+default route into their namespace (`--config-net`); **slirp4netns**
+runs with `--enable-ipv6`: its namespace gets fd00::/64 by SLAAC from
+slirp's router advertisements (the run waits, at most 8 s, until the
+address has passed duplicate address detection, before it measures), and
+it connects to the server from H's address. **IPv6 Mbit/s** is the
+median over IPv6; **×host IPv6** is that over the host's IPv6 median;
+**IPv4 Mbit/s** is the same tool's IPv4 median at this RTT and congestion
+control in this run (the main table's, or where the main table did not
+run there, ours measured over IPv4 in the same rounds); **IPv6 ÷ IPv4**
+is the ratio of the two. The target for ours is IPv6 within %d%% of its
+IPv4 figure (IPv6 ÷ IPv4 at least %.2f): rows below it are marked. The
+other columns are the main table's."""
+
+
+def write_md(path, rep, main, seeds, series, made, ipv6=None):
     f = rep.facts
     lines = ["# Benchmarks", "",
              "Generated by `test/bench.sh` (`make bench`); do not edit by "
@@ -507,6 +604,16 @@ def write_md(path, rep, main, seeds, series, made):
     for png in made:
         lines += ["", "![%s](%s)" % (os.path.basename(png),
                                      os.path.basename(png))]
+    if ipv6 and ipv6[0]:
+        lines += ["", "## IPv6", "",
+                  "Command: `%s`" % f.get("command", "?"), "",
+                  "IPv6 rows: %s; tools: %s." % (
+                      f.get("ipv6", "?"), f.get("ipv6_tools", "?")), "",
+                  IPV6_METHOD % (round((1 - IPV6_TARGET) * 100),
+                                 IPV6_TARGET), ""]
+        lines += ipv6[0]
+        if ipv6[1]:
+            lines += [""] + ipv6[1]
     if seeds:
         lines += ["", "## HTTP transfers, in the format of the issue's "
                   "script", ""] + seeds
@@ -537,7 +644,12 @@ def cmd_report(args):
     main = rep.main_table()
     seeds = rep.seed_tables()
     series = rep.series_table()
+    ipv6 = rep.ipv6_table()
     print("\n".join(main))
+    if ipv6[0]:
+        print()
+        print("IPv6:")
+        print("\n".join(ipv6[0] + ipv6[1]))
     if seeds:
         print("\n".join(seeds))
     if series:
@@ -545,7 +657,7 @@ def cmd_report(args):
         print("\n".join(series))
     made = plots(rep, plotdir) if plotdir else []
     if md:
-        write_md(md, rep, main, seeds, series, made)
+        write_md(md, rep, main, seeds, series, made, ipv6)
         print("\nwritten: %s" % " ".join([md] + made))
 
 
