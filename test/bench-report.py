@@ -120,6 +120,23 @@ def fmt_mbps(v):
     return "%.0f" % v if v >= 10 else "%.1f" % v
 
 
+def rate_cols(cc, rtt, tool, d, c, ratio):
+    """A table row's first columns: what, Mbit/s, spread, ratio to host"""
+    return [cc, str(rtt), tool, d, fmt_mbps(c["med"]),
+            "%s–%s" % (fmt_mbps(c["min"]), fmt_mbps(c["max"]))
+            if c["n"] > 1 else "",
+            fmt(ratio, 2, "" if tool == "host" else "–")]
+
+
+def cost_cols(rtt, tool, c):
+    """Retransmissions, link drops, CPU per GB and RSS of a row"""
+    return ["–" if tool == "host" else fmt(c["retr_guest"]),
+            fmt(c["retr_beyond"]),
+            fmt(c["drops"]) if rtt else "–",
+            "–" if tool == "host" else fmt(c["cpu"], 1),
+            "–" if tool == "host" else fmt(c["rss"], 1)]
+
+
 class Report:
     def __init__(self, rows, facts):
         self.rows = rows
@@ -228,21 +245,14 @@ class Report:
                     http = fmt(c["http"], 2)
                     if c["http_bad"]:
                         http += "!"
-                    out.append("| " + " | ".join([
-                        cc, str(rtt), tool, d,
-                        fmt_mbps(c["med"]),
-                        "%s–%s" % (fmt_mbps(c["min"]), fmt_mbps(c["max"]))
-                        if c["n"] > 1 else "",
-                        fmt(ratio, 2, "" if tool == "host" else "–"),
-                        "–" if tool == "host" else fmt(c["retr_guest"]),
-                        fmt(c["retr_beyond"]),
-                        fmt(c["drops"]) if rtt else "–",
-                        "–" if tool == "host" else fmt(c["cpu"], 1),
-                        "–" if tool == "host" else fmt(c["rss"], 1),
-                        http,
-                        fmt(http_ratio, 2, "" if tool == "host" else "–"),
-                        "; ".join(c["notes"]),
-                    ]) + " |")
+                    out.append("| " + " | ".join(
+                        rate_cols(cc, rtt, tool, d, c, ratio) +
+                        cost_cols(rtt, tool, c) + [
+                            http,
+                            fmt(http_ratio, 2,
+                                "" if tool == "host" else "–"),
+                            "; ".join(c["notes"]),
+                        ]) + " |")
         return out
 
     # The IPv6 rows: each tool over IPv6 beside the host's IPv6 and beside
@@ -286,21 +296,12 @@ class Report:
                         if r64 is not None and r64 < IPV6_TARGET:
                             notes.append("**below %d%% of IPv4**" %
                                          round(IPV6_TARGET * 100))
-                    out.append("| " + " | ".join([
-                        cc, str(rtt), tool, d,
-                        fmt_mbps(c["med"]),
-                        "%s–%s" % (fmt_mbps(c["min"]), fmt_mbps(c["max"]))
-                        if c["n"] > 1 else "",
-                        fmt(ratio, 2, "" if tool == "host" else "–"),
-                        fmt_mbps(c4["med"]) if c4["n"] else "–",
-                        fmt(r64, 2),
-                        "–" if tool == "host" else fmt(c["retr_guest"]),
-                        fmt(c["retr_beyond"]),
-                        fmt(c["drops"]) if rtt else "–",
-                        "–" if tool == "host" else fmt(c["cpu"], 1),
-                        "–" if tool == "host" else fmt(c["rss"], 1),
-                        "; ".join(notes),
-                    ]) + " |")
+                    out.append("| " + " | ".join(
+                        rate_cols(cc, rtt, tool, d, c, ratio) + [
+                            fmt_mbps(c4["med"]) if c4["n"] else "–",
+                            fmt(r64, 2),
+                        ] + cost_cols(rtt, tool, c) + ["; ".join(notes)])
+                        + " |")
         summary = []
         have = [o for o in ours if o[0] is not None]
         if have:

@@ -626,16 +626,23 @@ if [ -x "$PASTA" ]; then
 fi
 cc_prepare
 
-TOOLS=
-for t in $BENCH_TOOLS; do
-	if tool_ok "$t"; then
-		TOOLS="$TOOLS $t"
-	elif [ $QUICK = 1 ]; then
-		TOOLS="$TOOLS $t"	# fails visibly below
-	else
-		say "tool $t not installed: left out"
-	fi
-done
+# usable_tools LIST WHAT - set TOOLS_OUT to the tools of LIST that are
+# installed (with --quick, all of them: a missing one fails visibly below);
+# the others are said to be left out of WHAT
+usable_tools() {
+	local t
+	TOOLS_OUT=
+	for t in $1; do
+		if tool_ok "$t" || [ $QUICK = 1 ]; then
+			TOOLS_OUT="$TOOLS_OUT $t"
+		else
+			say "tool $t not installed: left out of $2"
+		fi
+	done
+}
+
+usable_tools "$BENCH_TOOLS" "the runs"
+TOOLS=$TOOLS_OUT
 
 # IPv6: every tool here does it, slirp4netns through a wrapper that adds
 # --enable-ipv6 (same PID: it execs)
@@ -645,15 +652,8 @@ for d in $BENCH_IPV6_DIRS; do
 done
 TOOLS6=
 if [ -n "$BENCH_IPV6_RTTS" ]; then
-	for t in $BENCH_IPV6_TOOLS; do
-		if tool_ok "$t"; then
-			TOOLS6="$TOOLS6 $t"
-		elif [ $QUICK = 1 ]; then
-			TOOLS6="$TOOLS6 $t"	# fails visibly below
-		else
-			say "tool $t not installed: left out of the IPv6 rows"
-		fi
-	done
+	usable_tools "$BENCH_IPV6_TOOLS" "the IPv6 rows"
+	TOOLS6=$TOOLS_OUT
 fi
 SLIRP6=
 if in_list slirp4netns "$TOOLS6" && tool_ok slirp4netns; then
