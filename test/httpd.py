@@ -29,6 +29,8 @@ import struct
 import sys
 import urllib.parse
 
+from pidfile import write_pidfile
+
 CHUNK = 256 * 1024
 RESET_ANNOUNCED = 64 * 1024 * 1024
 
@@ -180,13 +182,6 @@ class Server(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         pass  # clients that go away are expected (reset test, timeouts)
-
-
-def write_pidfile(path):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % os.getpid())
-    os.rename(tmp, path)
 
 
 def main():

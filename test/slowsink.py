@@ -20,12 +20,13 @@ Usage: slowsink.py --bind ADDR --port P [--first N] [--pause S] [--pidfile F]
 import argparse
 import fcntl
 import hashlib
-import os
 import socket
 import struct
 import sys
 import termios
 import time
+
+from pidfile import write_pidfile
 
 
 def serve(args):
@@ -35,9 +36,7 @@ def serve(args):
     ls.bind((args.bind, args.port))
     ls.listen(1)
     if args.pidfile:
-        with open(args.pidfile + ".tmp", "w") as f:
-            f.write("%d\n" % os.getpid())
-        os.rename(args.pidfile + ".tmp", args.pidfile)
+        write_pidfile(args.pidfile)
     ls.settimeout(args.timeout)
     s, _ = ls.accept()
     s.settimeout(args.timeout)

@@ -16,11 +16,12 @@ Client: udpecho.py --client --to ADDR --port PORT [--source ADDR]
 """
 
 import argparse
-import os
 import socket
 import struct
 import sys
 import time
+
+from pidfile import write_pidfile
 
 
 def family_of(addr):
@@ -34,10 +35,7 @@ def server(a):
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     s.bind((a.bind, a.port))
     if a.pidfile:
-        tmp = a.pidfile + ".tmp"
-        with open(tmp, "w") as f:
-            f.write("%d\n" % os.getpid())
-        os.rename(tmp, a.pidfile)
+        write_pidfile(a.pidfile)
     while True:
         data, peer = s.recvfrom(65536)
         try:
