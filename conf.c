@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +18,13 @@
 
 #include "conf.h"
 #include "dhcp.h"
+#include "fwd.h"
 #include "log.h"
 #include "ip.h"
 #include "netlink.h"
 #include "passt.h"
 
+/* Long options without a short form: values above any character */
 enum {
 	OPT_CONFIG_NET = 256,
 	OPT_VERSION,
@@ -34,16 +37,133 @@ enum {
 	OPT_NO_NDP,
 	OPT_NO_RA,
 	OPT_NO_DHCPV6,
+	OPT_NO_TCP,
+	OPT_NO_UDP,
+	OPT_NO_ICMP,
+	OPT_FREEBIND,
+	OPT_NETNS_ONLY,
+	OPT_NO_NETNS_QUIT,
+	OPT_TRACE,
+	OPT_NO_OP,		/* deprecated, or what we do anyway */
+	OPT_LOG_SIZE,
+	OPT_RUNAS,
+	OPT_FQDN,
+	OPT_DNS_FORWARD,
+	OPT_DNS_HOST,
+	OPT_MAP_HOST_LOOPBACK,
+	OPT_MAP_GUEST_ADDR,
+	OPT_OUTBOUND_IF4,
+	OPT_OUTBOUND_IF6,
+	OPT_NS_MAC_ADDR,
 };
+
+/* Options that only set a flag */
+static const struct {
+	int opt;
+	size_t off;
+} conf_flags[] = {
+	{ OPT_NO_MAP_GW,	offsetof(struct ctx, no_map_gw) },
+	{ OPT_NO_DHCP,		offsetof(struct ctx, no_dhcp) },
+	{ OPT_NO_DHCP_DNS,	offsetof(struct ctx, no_dhcp_dns) },
+	{ OPT_NO_DHCP_SEARCH,	offsetof(struct ctx, no_dhcp_search) },
+	{ OPT_NO_NDP,		offsetof(struct ctx, no_ndp) },
+	{ OPT_NO_RA,		offsetof(struct ctx, no_ra) },
+	{ OPT_NO_DHCPV6,	offsetof(struct ctx, no_dhcpv6) },
+	{ OPT_NO_TCP,		offsetof(struct ctx, no_tcp) },
+	{ OPT_NO_UDP,		offsetof(struct ctx, no_udp) },
+	{ OPT_NO_ICMP,		offsetof(struct ctx, no_icmp) },
+	{ OPT_FREEBIND,		offsetof(struct ctx, freebind) },
+	{ OPT_NETNS_ONLY,	offsetof(struct ctx, netns_only) },
+	{ OPT_NO_NETNS_QUIT,	offsetof(struct ctx, no_netns_quit) },
+	{ OPT_CONFIG_NET,	offsetof(struct ctx, config_net) },
+	{ 'f',			offsetof(struct ctx, foreground) },
+	{ 'q',			offsetof(struct ctx, quiet) },
+	{ '1',			offsetof(struct ctx, one_off) },
+	{ '4',			offsetof(struct ctx, ip6_off) },
+	{ '6',			offsetof(struct ctx, ip4_off) },
+};
+
+#define OPTSTRING	"-fdqeP:p:a:n:g:m:t:u:T:U:I:s:F:1h46D:S:l:M:i:o:H:"
+
+static const struct option conf_opts[] = {
+	{ "foreground",	no_argument,		NULL, 'f' },
+	{ "debug",	no_argument,		NULL, 'd' },
+	{ "trace",	no_argument,		NULL, OPT_TRACE },
+	{ "quiet",	no_argument,		NULL, 'q' },
+	{ "stderr",	no_argument,		NULL, 'e' },
+	{ "log-file",	required_argument,	NULL, 'l' },
+	{ "log-size",	required_argument,	NULL, OPT_LOG_SIZE },
+	{ "runas",	required_argument,	NULL, OPT_RUNAS },
+	{ "pid",	required_argument,	NULL, 'P' },
+	{ "pcap",	required_argument,	NULL, 'p' },
+	{ "address",	required_argument,	NULL, 'a' },
+	{ "netmask",	required_argument,	NULL, 'n' },
+	{ "gateway",	required_argument,	NULL, 'g' },
+	{ "mac-addr",	required_argument,	NULL, 'M' },
+	{ "interface",	required_argument,	NULL, 'i' },
+	{ "outbound",	required_argument,	NULL, 'o' },
+	{ "outbound-if4", required_argument,	NULL, OPT_OUTBOUND_IF4 },
+	{ "outbound-if6", required_argument,	NULL, OPT_OUTBOUND_IF6 },
+	{ "mtu",	required_argument,	NULL, 'm' },
+	{ "tcp-ports",	required_argument,	NULL, 't' },
+	{ "udp-ports",	required_argument,	NULL, 'u' },
+	{ "tcp-ns",	required_argument,	NULL, 'T' },
+	{ "udp-ns",	required_argument,	NULL, 'U' },
+	{ "ns-ifname",	required_argument,	NULL, 'I' },
+	{ "ns-mac-addr", required_argument,	NULL, OPT_NS_MAC_ADDR },
+	{ "socket",	required_argument,	NULL, 's' },
+	{ "fd",		required_argument,	NULL, 'F' },
+	{ "one-off",	no_argument,		NULL, '1' },
+	{ "config-net",	no_argument,		NULL, OPT_CONFIG_NET },
+	{ "netns",	required_argument,	NULL, OPT_NETNS },
+	{ "userns",	required_argument,	NULL, OPT_USERNS },
+	{ "netns-only",	no_argument,		NULL, OPT_NETNS_ONLY },
+	{ "no-netns-quit", no_argument,		NULL, OPT_NO_NETNS_QUIT },
+	{ "no-map-gw",	no_argument,		NULL, OPT_NO_MAP_GW },
+	{ "map-host-loopback", required_argument, NULL, OPT_MAP_HOST_LOOPBACK },
+	{ "map-guest-addr", required_argument,	NULL, OPT_MAP_GUEST_ADDR },
+	{ "version",	no_argument,		NULL, OPT_VERSION },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "ipv4-only",	no_argument,		NULL, '4' },
+	{ "ipv6-only",	no_argument,		NULL, '6' },
+	{ "no-tcp",	no_argument,		NULL, OPT_NO_TCP },
+	{ "no-udp",	no_argument,		NULL, OPT_NO_UDP },
+	{ "no-icmp",	no_argument,		NULL, OPT_NO_ICMP },
+	{ "no-dhcp",	no_argument,		NULL, OPT_NO_DHCP },
+	{ "dns",	required_argument,	NULL, 'D' },
+	{ "dns-forward", required_argument,	NULL, OPT_DNS_FORWARD },
+	{ "dns-host",	required_argument,	NULL, OPT_DNS_HOST },
+	{ "search",	required_argument,	NULL, 'S' },
+	{ "hostname",	required_argument,	NULL, 'H' },
+	{ "fqdn",	required_argument,	NULL, OPT_FQDN },
+	{ "no-dhcp-dns", no_argument,		NULL, OPT_NO_DHCP_DNS },
+	{ "no-dhcp-search", no_argument,	NULL, OPT_NO_DHCP_SEARCH },
+	{ "dhcp-dns",	no_argument,		NULL, OPT_NO_OP },
+	{ "dhcp-search", no_argument,		NULL, OPT_NO_OP },
+	{ "no-ndp",	no_argument,		NULL, OPT_NO_NDP },
+	{ "no-dhcpv6",	no_argument,		NULL, OPT_NO_DHCPV6 },
+	{ "no-ra",	no_argument,		NULL, OPT_NO_RA },
+	{ "freebind",	no_argument,		NULL, OPT_FREEBIND },
+	{ "no-splice",	no_argument,		NULL, OPT_NO_OP },
+	{ "host-lo-to-ns-lo", no_argument,	NULL, OPT_NO_OP },
+	{ "no-copy-routes", no_argument,	NULL, OPT_NO_OP },
+	{ "no-copy-addrs", no_argument,		NULL, OPT_NO_OP },
+	{ 0 },
+};
+
 
 static void usage(const char *name, FILE *f, int status)
 {
 	fprintf(f,
-		"Usage: %s [OPTION]... [PID | --netns PATH] [-- COMMAND [ARG]...]\n"
+		"Usage: %s [OPTION]... [PID | --netns PATH|NAME] [-- COMMAND [ARG]...]\n"
 		"\n"
 		"  -f, --foreground       stay in the foreground\n"
-		"  -d, --debug            debug messages (implies -f)\n"
+		"  -d, --debug, --trace   debug messages (imply -f)\n"
 		"  -q, --quiet            errors and warnings only\n"
+		"  -l, --log-file PATH    log to PATH instead of standard error\n"
+		"      --log-size BYTES   accepted; the log file is not rotated\n"
+		"  -e, --stderr           accepted (we log to standard error anyway)\n"
+		"      --runas UID[:GID]  accepted; we don't switch users yet\n"
 		"  -P, --pid FILE         write our PID to FILE\n"
 		"  -p, --pcap FILE        capture frames to FILE (pcap)\n"
 		"  -4, --ipv4-only        IPv4 only: no IPv6 for the guest\n"
@@ -51,32 +171,58 @@ static void usage(const char *name, FILE *f, int status)
 		"  -a, --address ADDR     guest IPv4 or IPv6 address (one of each)\n"
 		"  -n, --netmask PREFIX   IPv4 prefix length or dotted netmask\n"
 		"  -g, --gateway ADDR     IPv4 or IPv6 gateway seen by the guest\n"
-		"  -m, --mtu MTU          MTU of the guest link (%d-%d, default %d)\n"
-		"  -t, --tcp-ports SPEC   forward TCP ports to the guest:\n"
-		"                         PORT[:TO], FIRST-LAST[:TOFIRST-TOLAST],\n"
-		"                         comma-separated, or none\n"
+		"  -M, --mac-addr MAC     our MAC address, the guest's gateway's\n"
+		"  -i, --interface NAME   host interface to copy addresses from\n"
+		"  -o, --outbound ADDR    bind host sockets to ADDR (one per family)\n"
+		"      --outbound-if4 NAME, --outbound-if6 NAME\n"
+		"                         bind host sockets to a device\n"
+		"  -m, --mtu MTU          MTU of the guest link (%d-%d, default %d;\n"
+		"                         0: tell the guest none)\n"
+		"  -t, --tcp-ports SPEC   forward TCP ports to the guest, repeatable:\n"
+		"                         [ADDR[%%IFNAME]/]PORTS, PORTS comma-separated\n"
+		"                         PORT[:TO], FIRST-LAST[:TOFIRST-TOLAST] and\n"
+		"                         ~FIRST[-LAST] excludes; all (passt), none\n"
 		"  -u, --udp-ports SPEC   same for UDP\n"
-		"  -T, -U SPEC            guest-to-host forwarding: only none\n"
+		"  -D, --dns ADDR         DNS server, IPv4 or IPv6, for DHCP, DHCPv6\n"
+		"                         and RAs (repeat; default: resolv.conf)\n"
+		"      --dns-forward ADDR DNS queries to ADDR go to the host's resolver\n"
+		"      --dns-host ADDR    that resolver (default: resolv.conf's first)\n"
+		"  -S, --search LIST      DNS search list (default: resolv.conf)\n"
+		"  -H, --hostname NAME    host name for DHCP (option 12)\n"
+		"      --fqdn NAME        accepted; not handed out yet\n"
+		"      --no-dhcp-dns, --no-dhcp-search\n"
+		"                         hand out no name servers, no search list\n"
 		"      --no-map-gw        don't map the gateway to the host's loopback\n"
+		"      --map-host-loopback ADDR\n"
+		"                         ADDR, not the gateway, is the host's loopback\n"
+		"      --map-guest-addr ADDR\n"
+		"                         ADDR is the host's own address\n"
+		"      --no-tcp, --no-udp, --no-icmp\n"
+		"                         drop the guest's TCP, UDP, ICMP/ICMPv6\n"
+		"      --no-dhcp          no DHCP server\n"
 		"      --no-ndp           no neighbour or router advertisements\n"
 		"      --no-ra            no router advertisements\n"
 		"      --no-dhcpv6        no DHCPv6 server\n"
+		"      --freebind         bind forwarded ports to any address\n"
 		"pasta only:\n"
 		"      --config-net       configure the namespace's interface like the\n"
 		"                         host's default-route one\n"
 		"  -I, --ns-ifname NAME   tap device name in the namespace\n"
-		"      --netns PATH       join this network namespace\n"
+		"      --ns-mac-addr MAC  its MAC address\n"
+		"      --netns PATH|NAME  join this network namespace (NAME: /run/netns)\n"
 		"      --userns PATH      join this user namespace first\n"
+		"      --netns-only       don't join the target's user namespace\n"
+		"      --no-netns-quit    don't exit when the namespace goes away\n"
+		"  -T, -U SPEC            namespace-to-host forwarding: none, auto\n"
+		"                         (auto: not yet, nothing forwarded)\n"
 		"passt only:\n"
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
 		"  -1, --one-off          quit when the guest disconnects\n"
-		"  -D, --dns ADDR         DNS server, IPv4 or IPv6, for DHCP, DHCPv6\n"
-		"                         and RAs (repeat; default: resolv.conf)\n"
-		"  -S, --search LIST      DNS search list for DHCP (default: resolv.conf)\n"
-		"      --no-dhcp-dns, --no-dhcp-search, --no-dhcp\n"
+		"Accepted, and what we do anyway: --no-splice, --host-lo-to-ns-lo,\n"
+		"  --no-copy-routes, --no-copy-addrs, --dhcp-dns, --dhcp-search\n"
 		"      --version          print the version\n"
-		"      --help             this text\n",
+		"  -h, --help             this text\n",
 		name, MTU_MIN, MTU_MAX, MTU_DEFAULT);
 	exit(status);
 }
@@ -105,65 +251,23 @@ static int conf_ulong(const char *s, unsigned long min, unsigned long max,
 }
 
 /**
- * conf_port_range() - parse PORT or FIRST-LAST
- * @s:		string, modified
- * @first:	first port
- * @last:	last port
- *
- * Return: 0 on success, -1 on malformed input
+ * conf_fwd() - add a -t or -u forwarding rule
+ * @c:		execution context
+ * @opt:	't' or 'u'
+ * @spec:	the option's value
  */
-static int conf_port_range(char *s, unsigned long *first, unsigned long *last)
+static void conf_fwd(struct ctx *c, int opt, const char *spec)
 {
-	char *dash = strchr(s, '-');
+	struct fwd_table *t = opt == 't' ? c->fwd_tcp : c->fwd_udp;
 
-	if (dash)
-		*dash = 0;
-	if (conf_ulong(s, 1, USHRT_MAX, first))
-		return -1;
-	if (!dash) {
-		*last = *first;
-		return 0;
+	if (!strcmp(spec, "auto")) {
+		warn("-%c auto: following the namespace's ports is not "
+		     "supported yet, nothing forwarded", opt);
+		t->set = true;
+		return;
 	}
-	if (conf_ulong(dash + 1, 1, USHRT_MAX, last) || *last < *first)
-		return -1;
-	return 0;
-}
-
-/**
- * conf_ports() - parse a port forwarding spec into a map
- * @spec:	"none", or comma-separated PORT[:TO] / FIRST-LAST[:TOFIRST-TOLAST]
- * @to:		map from host port to guest port, filled in
- *
- * Return: 0 on success, -1 on malformed input
- */
-int conf_ports(const char *spec, uint16_t *to)
-{
-	char buf[BUFSIZ], *item, *save;
-
-	if (!strcmp(spec, "none"))
-		return 0;
-	if (strlen(spec) >= sizeof(buf) || !*spec)
-		return -1;
-	strcpy(buf, spec);
-
-	for (item = strtok_r(buf, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save)) {
-		unsigned long first, last, tfirst, tlast, p;
-		char *colon = strchr(item, ':');
-
-		if (colon)
-			*colon = 0;
-		if (conf_port_range(item, &first, &last))
-			return -1;
-		tfirst = first;
-		tlast = last;
-		if (colon && (conf_port_range(colon + 1, &tfirst, &tlast) ||
-			      tlast - tfirst != last - first))
-			return -1;
-		for (p = first; p <= last; p++)
-			to[p] = tfirst + (p - first);
-	}
-	return 0;
+	if (fwd_parse(t, spec, c->mode == MODE_PASST))
+		die("Invalid port specification for -%c: %s", opt, spec);
 }
 
 /**
@@ -260,29 +364,53 @@ static void conf_guest_set(struct ctx *c, const union inany_addr *addr,
 }
 
 /**
+ * conf_unspecified() - 0.0.0.0 or ::
+ * @a:		address, set
+ * @family:	AF_INET or AF_INET6
+ */
+static void conf_unspecified(union inany_addr *a, int family)
+{
+	if (family == AF_INET)
+		inany_from_v4(a, (struct in_addr){ 0 });
+	else
+		a->a6 = in6addr_any;
+}
+
+/**
  * conf_host_family() - copy one family's configuration from the host
  * @c:		execution context
  * @nl:		netlink socket in the host's namespace
  * @family:	AF_INET or AF_INET6
  *
  * The interface of the first default route of IPv4, else of IPv6, is the
- * one pasta names its tap device after.
+ * one pasta names its tap device after; -i picks another one, whose
+ * gateway is the default route's only if that goes through it.
  */
 static void conf_host_family(struct ctx *c, int nl, int family)
 {
+	unsigned int ifi = 0, want;
 	union inany_addr gw, addr;
-	unsigned int ifi;
 	int prefix = 0;
 
-	if (!ip_family_on(c, family) ||
-	    nl_default_route(nl, family, &ifi, &gw))
+	if (!ip_family_on(c, family))
 		return;
+	if (nl_default_route(nl, family, &ifi, &gw)) {
+		if (!c->host_ifname[0])
+			return;
+		conf_unspecified(&gw, family);
+	}
+	if (c->host_ifname[0]) {
+		want = if_nametoindex(c->host_ifname);
+		if (!want)
+			die("No interface %s for -i", c->host_ifname);
+		if (ifi != want)
+			conf_unspecified(&gw, family);
+		ifi = want;
+	}
 	if (!c->host_ifi)
 		c->host_ifi = ifi;
 	if (nl_addr_get(nl, family, ifi, &addr, &prefix))
-		addr = family == AF_INET ? gw : (union inany_addr){ 0 };
-	if (family == AF_INET && inany_equals(&addr, &gw))
-		addr.v4mapped.a4.s_addr = 0;
+		conf_unspecified(&addr, family);
 	conf_guest_set(c, &addr, prefix, &gw);
 }
 
@@ -309,6 +437,30 @@ static void conf_family_check(struct ctx *c)
 		debug("No IPv6 address on the host: IPv4 only");
 		c->ip6_off = true;
 	}
+}
+
+/**
+ * conf_map_defaults() - what the guest reaches the host and DNS through
+ * @c:		execution context
+ *
+ * The gateway stands for the host's loopback unless --no-map-gw or
+ * --map-host-loopback; with --dns-forward and no -D of its family, the
+ * guest is told to use the --dns-forward address (DHCP, DHCPv6, RAs).
+ */
+static void conf_map_defaults(struct ctx *c)
+{
+	if (c->no_map_gw) {
+		memset(c->map_host_lo, 0, sizeof(c->map_host_lo));
+	} else {
+		if (!inany_is_set(&c->map_host_lo[INANY_V4]) && !c->ip4_off)
+			inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
+		if (!inany_is_set(&c->map_host_lo[INANY_V6]) && !c->ip6_off)
+			c->map_host_lo[INANY_V6].a6 = c->gw6;
+	}
+	if (inany_is_set(&c->dns_match[INANY_V4]) && !c->dns4_n)
+		c->dns4[c->dns4_n++] = *inany_v4(&c->dns_match[INANY_V4]);
+	if (inany_is_set(&c->dns_match[INANY_V6]) && !c->dns6_n)
+		c->dns6[c->dns6_n++] = c->dns_match[INANY_V6].a6;
 }
 
 /**
@@ -424,216 +576,349 @@ static void conf_positional(struct ctx *c, char **arg)
 }
 
 /**
+ * conf_flag() - set the flag of an option that only sets one
+ * @c:		execution context
+ * @opt:	option
+ *
+ * Return: true if @opt is such an option
+ */
+static bool conf_flag(struct ctx *c, int opt)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(conf_flags); i++) {
+		if (conf_flags[i].opt == opt) {
+			*(bool *)((char *)c + conf_flags[i].off) = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * conf_addr_inany() - parse an address of either family
+ * @opt:	option name, for the error message
+ * @s:		address
+ * @a:		address, set
+ */
+static void conf_addr_inany(const char *opt, const char *s,
+			    union inany_addr *a)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (conf_addr(opt, s, &a4, &a6) == AF_INET)
+		inany_from_v4(a, a4);
+	else
+		a->a6 = a6;
+}
+
+/**
+ * conf_addr_pair() - an option taking one address per family
+ * @opt:	option name, for the error message
+ * @s:		address
+ * @pair:	addresses, [INANY_V4] and [INANY_V6]: the family's is set
+ */
+static void conf_addr_pair(const char *opt, const char *s,
+			   union inany_addr pair[INANY_FAMILIES])
+{
+	union inany_addr a;
+
+	conf_addr_inany(opt, s, &a);
+	pair[inany_idx(&a)] = a;
+}
+
+/**
+ * conf_mac() - parse a MAC address
+ * @opt:	option name, for the error message
+ * @s:		six hexadecimal bytes separated by colons
+ * @mac:	address, set
+ */
+static void conf_mac(const char *opt, const char *s, uint8_t *mac)
+{
+	char end;
+
+	if (sscanf(s, "%2hhx:%2hhx:%2hhx:%2hhx:%2hhx:%2hhx%c", &mac[0],
+		   &mac[1], &mac[2], &mac[3], &mac[4], &mac[5], &end) != 6)
+		die("Invalid MAC address for %s: %s", opt, s);
+}
+
+static void conf_ifname(const char *opt, const char *s, char *dst)
+{
+	if (!*s || strlen(s) >= IFNAMSIZ)
+		die("Invalid interface name for %s: %s", opt, s);
+	strcpy(dst, s);
+}
+
+/**
+ * conf_for_mode() - refuse an option of the other mode
+ * @c:		execution context
+ * @mode:	the mode the option is for
+ * @opt:	option name
+ */
+static void conf_for_mode(const struct ctx *c, enum mode mode,
+			  const char *opt)
+{
+	if (c->mode != mode)
+		die("%s is for %s only", opt,
+		    mode == MODE_PASTA ? "pasta" : "passt");
+}
+
+/**
+ * conf_option_net() - an option about addresses, names and links
+ * @c:		execution context
+ * @opt:	option
+ * @arg:	its value
+ *
+ * Return: false if @opt is not one of these
+ */
+static bool conf_option_net(struct ctx *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'a':
+		conf_addr_once(c, arg);
+		break;
+	case 'n':
+		c->prefix4 = conf_prefix(arg);
+		c->prefix4_set = true;
+		break;
+	case 'g':
+		if (conf_addr("-g", arg, &c->gw4, &c->gw6) == AF_INET)
+			c->gw4_set = true;
+		else
+			c->gw6_set = true;
+		break;
+	case 'M':
+		conf_mac("-M", arg, c->mac_ours);
+		break;
+	case OPT_NS_MAC_ADDR:
+		conf_for_mode(c, MODE_PASTA, "--ns-mac-addr");
+		conf_mac("--ns-mac-addr", arg, c->ns_mac);
+		c->ns_mac_set = true;
+		break;
+	case 'i':
+		conf_ifname("-i", arg, c->host_ifname);
+		break;
+	case 'o':
+		conf_addr_pair("-o", arg, c->outbound);
+		break;
+	case OPT_OUTBOUND_IF4:
+	case OPT_OUTBOUND_IF6:
+		conf_ifname(opt == OPT_OUTBOUND_IF4 ? "--outbound-if4" :
+						      "--outbound-if6", arg,
+			    c->outbound_if[opt == OPT_OUTBOUND_IF6]);
+		break;
+	case 'D':
+		conf_dns(c, arg);
+		break;
+	case OPT_DNS_FORWARD:
+		conf_addr_pair("--dns-forward", arg, c->dns_match);
+		break;
+	case OPT_DNS_HOST:
+		conf_addr_inany("--dns-host", arg, &c->dns_host);
+		break;
+	case OPT_MAP_HOST_LOOPBACK:
+		if (!strcmp(arg, "none"))
+			c->no_map_gw = true;
+		else
+			conf_addr_pair("--map-host-loopback", arg,
+				       c->map_host_lo);
+		break;
+	case OPT_MAP_GUEST_ADDR:
+		conf_addr_pair("--map-guest-addr", arg, c->map_guest);
+		break;
+	case 'S':
+		conf_search(c, arg);
+		break;
+	case 'H':
+		conf_path("-H", arg, c->hostname, sizeof(c->hostname));
+		break;
+	case OPT_FQDN:
+		/* Taken: not handed out yet */
+		if (!*arg || strlen(arg) >= DNS_NAME_MAX)
+			die("Invalid name for --fqdn: %s", arg);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/**
+ * conf_netns() - the namespace to join: a path, or a name under /run/netns
+ * @c:		execution context
+ * @arg:	PATH or NAME
+ */
+static void conf_netns(struct ctx *c, const char *arg)
+{
+	if (strchr(arg, '/')) {
+		conf_path("--netns", arg, c->netns_path,
+			  sizeof(c->netns_path));
+		return;
+	}
+	if (!*arg || (size_t)snprintf(c->netns_path, sizeof(c->netns_path),
+				      "/run/netns/%s", arg) >=
+		     sizeof(c->netns_path))
+		die("Invalid namespace name for --netns: %s", arg);
+}
+
+/**
+ * conf_option_run() - an option about how and where we run
+ * @c:		execution context
+ * @opt:	option
+ * @arg:	its value
+ *
+ * Return: false if @opt is not one of these
+ */
+static bool conf_option_run(struct ctx *c, int opt, const char *arg)
+{
+	unsigned long v;
+
+	switch (opt) {
+	case 'd':
+	case OPT_TRACE:
+		c->debug = c->foreground = true;
+		break;
+	case 'P':
+		conf_path("-P", arg, c->pidfile, sizeof(c->pidfile));
+		break;
+	case 'p':
+		conf_path("--pcap", arg, c->pcap, sizeof(c->pcap));
+		break;
+	case 'l':
+		conf_path("-l", arg, c->log_file, sizeof(c->log_file));
+		break;
+	case OPT_LOG_SIZE:
+		if (conf_ulong(arg, 1, ULONG_MAX, &v))
+			die("Invalid size for --log-size: %s", arg);
+		break;
+	case OPT_RUNAS:
+		/* Taken: started as root, we don't switch users yet */
+		if (!*arg)
+			die("Invalid user for --runas: '%s'", arg);
+		break;
+	case 'm':
+		if (conf_ulong(arg, 0, MTU_MAX, &v) || (v && v < MTU_MIN))
+			die("Invalid MTU for -m: %s (0, or %d-%d)", arg,
+			    MTU_MIN, MTU_MAX);
+		c->mtu = v ? v : MTU_DEFAULT;
+		c->mtu_no_assign = !v;
+		break;
+	case 't':
+	case 'u':
+		conf_fwd(c, opt, arg);
+		break;
+	case 'T':
+	case 'U':
+		conf_for_mode(c, MODE_PASTA, opt == 'T' ? "-T" : "-U");
+		if (strcmp(arg, "none") && strcmp(arg, "auto"))
+			die("-%c %s: only none and auto are supported", opt,
+			    arg);
+		break;
+	case 'I':
+		conf_for_mode(c, MODE_PASTA, "-I");
+		conf_ifname("-I", arg, c->ifname);
+		break;
+	case 's':
+		conf_for_mode(c, MODE_PASST, "-s");
+		conf_path("-s", arg, c->sock_path, sizeof(c->sock_path));
+		c->sock_path_given = true;
+		break;
+	case 'F':
+		if (conf_ulong(arg, 0, INT_MAX, &v))
+			die("Invalid file descriptor for -F: %s", arg);
+		c->fd_given = v;
+		break;
+	case OPT_NETNS:
+		conf_for_mode(c, MODE_PASTA, "--netns");
+		conf_netns(c, arg);
+		break;
+	case OPT_USERNS:
+		conf_for_mode(c, MODE_PASTA, "--userns");
+		conf_path("--userns", arg, c->userns_path,
+			  sizeof(c->userns_path));
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/**
+ * conf_fwd_defaults() - what -t, -u, -T and -U mean when not given
+ * @c:		execution context
+ *
+ * passt forwards nothing by default; pasta follows the ports the other
+ * side listens on ("auto"), which is not there yet: nothing, as before.
+ */
+static void conf_fwd_defaults(struct ctx *c)
+{
+	if (c->no_tcp)
+		c->fwd_tcp->n = 0;
+	if (c->no_udp)
+		c->fwd_udp->n = 0;
+}
+
+static void __attribute__((noreturn)) conf_version(const char *name)
+{
+	printf("%s %s\n", name, VERSION);
+	exit(EXIT_SUCCESS);
+}
+
+/**
+ * conf_check() - options that make no sense together, or in this mode
+ * @c:		execution context
+ */
+static void conf_check(const struct ctx *c)
+{
+	if (c->ip4_off && c->ip6_off)
+		die("-4 and -6 together leave no family: pick one");
+	if (c->one_off)
+		conf_for_mode(c, MODE_PASST, "-1");
+	if (c->config_net)
+		conf_for_mode(c, MODE_PASTA, "--config-net");
+	if (c->cmd && (c->netns_path[0] || c->target_pid))
+		die("A command and a namespace to join (%s): pick one",
+		    c->target_pid ? "PID" : "--netns");
+}
+
+/**
  * conf() - parse the command line, fill in defaults from the host
  * @c:		execution context
  * @argc:	argument count
  * @argv:	arguments
+ *
+ * getopt_long() itself reports unknown options and missing values, in its
+ * own words ("unrecognized option '--foo'"), as upstream's do: callers such
+ * as Podman read them. Options that only set something take the last value
+ * given; -t, -u, -a (once per family) and -D add up.
  */
 void conf(struct ctx *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "foreground",	no_argument,		NULL, 'f' },
-		{ "debug",	no_argument,		NULL, 'd' },
-		{ "quiet",	no_argument,		NULL, 'q' },
-		{ "pid",	required_argument,	NULL, 'P' },
-		{ "pcap",	required_argument,	NULL, 'p' },
-		{ "address",	required_argument,	NULL, 'a' },
-		{ "netmask",	required_argument,	NULL, 'n' },
-		{ "gateway",	required_argument,	NULL, 'g' },
-		{ "mtu",	required_argument,	NULL, 'm' },
-		{ "tcp-ports",	required_argument,	NULL, 't' },
-		{ "udp-ports",	required_argument,	NULL, 'u' },
-		{ "tcp-ns",	required_argument,	NULL, 'T' },
-		{ "udp-ns",	required_argument,	NULL, 'U' },
-		{ "ns-ifname",	required_argument,	NULL, 'I' },
-		{ "socket",	required_argument,	NULL, 's' },
-		{ "fd",		required_argument,	NULL, 'F' },
-		{ "one-off",	no_argument,		NULL, '1' },
-		{ "config-net",	no_argument,		NULL, OPT_CONFIG_NET },
-		{ "netns",	required_argument,	NULL, OPT_NETNS },
-		{ "userns",	required_argument,	NULL, OPT_USERNS },
-		{ "no-map-gw",	no_argument,		NULL, OPT_NO_MAP_GW },
-		{ "version",	no_argument,		NULL, OPT_VERSION },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ "ipv4-only",	no_argument,		NULL, '4' },
-		{ "ipv6-only",	no_argument,		NULL, '6' },
-		{ "no-dhcp",	no_argument,		NULL, OPT_NO_DHCP },
-		{ "dns",	required_argument,	NULL, 'D' },
-		{ "search",	required_argument,	NULL, 'S' },
-		{ "no-dhcp-dns", no_argument,		NULL, OPT_NO_DHCP_DNS },
-		{ "no-dhcp-search", no_argument,	NULL, OPT_NO_DHCP_SEARCH },
-		{ "no-ndp",	no_argument,		NULL, OPT_NO_NDP },
-		{ "no-dhcpv6",	no_argument,		NULL, OPT_NO_DHCPV6 },
-		{ "no-ra",	no_argument,		NULL, OPT_NO_RA },
-		{ 0 },
-	};
 	const char *name = c->mode == MODE_PASTA ? "pasta" : "passt";
-	bool tcp_set = false, udp_set = false;
-	unsigned long v;
 	int opt;
 
 	c->mtu = MTU_DEFAULT;
 	c->fd_given = -1;
-	opterr = 0;
 
 	/* "-": non-options come back in order, as option 1. A PID may come
 	 * before more options; any other word starts the command, whose own
 	 * options we must then leave alone.
 	 */
-	while (!c->cmd &&
-	       (opt = getopt_long(argc, argv, "-fdqP:p:a:n:g:m:t:u:T:U:I:s:F:1h46D:S:",
-				  opts, NULL)) != -1) {
-		switch (opt) {
-		case 1:
+	while (!c->cmd && (opt = getopt_long(argc, argv, OPTSTRING, conf_opts,
+					     NULL)) != -1) {
+		if (opt == 1)
 			conf_positional(c, argv + optind - 1);
-			break;
-		case 'f':
-			c->foreground = true;
-			break;
-		case 'd':
-			c->debug = c->foreground = true;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'P':
-			conf_path("-P", optarg, c->pidfile, sizeof(c->pidfile));
-			break;
-		case 'p':
-			conf_path("--pcap", optarg, c->pcap, sizeof(c->pcap));
-			break;
-		case 'a':
-			conf_addr_once(c, optarg);
-			break;
-		case 'n':
-			c->prefix4 = conf_prefix(optarg);
-			c->prefix4_set = true;
-			break;
-		case 'g':
-			if (conf_addr("-g", optarg, &c->gw4, &c->gw6) ==
-			    AF_INET)
-				c->gw4_set = true;
-			else
-				c->gw6_set = true;
-			break;
-		case 'm':
-			if (conf_ulong(optarg, MTU_MIN, MTU_MAX, &v))
-				die("Invalid MTU for -m: %s (%d-%d)", optarg,
-				    MTU_MIN, MTU_MAX);
-			c->mtu = v;
-			break;
-		case 't':
-			if (tcp_set && !strcmp(optarg, "none"))
-				break;
-			if (conf_ports(optarg, c->tcp_fwd->to))
-				die("Invalid port specification for -t: %s",
-				    optarg);
-			tcp_set = true;
-			break;
-		case 'u':
-			if (udp_set && !strcmp(optarg, "none"))
-				break;
-			if (conf_ports(optarg, c->udp_fwd->to))
-				die("Invalid port specification for -u: %s",
-				    optarg);
-			udp_set = true;
-			break;
-		case 'T':
-		case 'U':
-			if (strcmp(optarg, "none"))
-				die("-%c %s: only 'none' is supported", opt,
-				    optarg);
-			break;
-		case 'I':
-			if (c->mode != MODE_PASTA)
-				die("-I is for pasta only");
-			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
-				die("Invalid interface name for -I: %s",
-				    optarg);
-			strcpy(c->ifname, optarg);
-			break;
-		case 's':
-			if (c->mode != MODE_PASST)
-				die("-s is for passt only");
-			conf_path("-s", optarg, c->sock_path,
-				  sizeof(c->sock_path));
-			c->sock_path_given = true;
-			break;
-		case 'F':
-			if (conf_ulong(optarg, 0, INT_MAX, &v))
-				die("Invalid file descriptor for -F: %s",
-				    optarg);
-			c->fd_given = v;
-			break;
-		case '1':
-			if (c->mode != MODE_PASST)
-				die("-1 is for passt only");
-			c->one_off = true;
-			break;
-		case OPT_CONFIG_NET:
-			if (c->mode != MODE_PASTA)
-				die("--config-net is for pasta only");
-			c->config_net = true;
-			break;
-		case OPT_NETNS:
-			if (c->mode != MODE_PASTA)
-				die("--netns is for pasta only");
-			conf_path("--netns", optarg, c->netns_path,
-				  sizeof(c->netns_path));
-			break;
-		case OPT_USERNS:
-			if (c->mode != MODE_PASTA)
-				die("--userns is for pasta only");
-			conf_path("--userns", optarg, c->userns_path,
-				  sizeof(c->userns_path));
-			break;
-		case 'D':
-			conf_dns(c, optarg);
-			break;
-		case 'S':
-			conf_search(c, optarg);
-			break;
-		case OPT_NO_DHCP:
-			c->no_dhcp = true;
-			break;
-		case OPT_NO_DHCP_DNS:
-			c->no_dhcp_dns = true;
-			break;
-		case OPT_NO_DHCP_SEARCH:
-			c->no_dhcp_search = true;
-			break;
-		case OPT_NO_MAP_GW:
-			c->no_map_gw = true;
-			break;
-		case OPT_VERSION:
-			printf("%s %s\n", name, VERSION);
-			exit(EXIT_SUCCESS);
-		case 'h':
+		else if (opt == OPT_VERSION)
+			conf_version(name);
+		else if (opt == 'h')
 			usage(name, stdout, EXIT_SUCCESS);
-			break;
-		case '4':
-			c->ip6_off = true;
-			break;
-		case '6':
-			c->ip4_off = true;
-			break;
-		case OPT_NO_NDP:
-			c->no_ndp = true;
-			break;
-		case OPT_NO_RA:
-			c->no_ra = true;
-			break;
-		case OPT_NO_DHCPV6:
-			c->no_dhcpv6 = true;
-			break;
-		case '?':
-		default:
-			if (optopt && optopt < 256)
-				die("Invalid option or missing argument: -%c (see --help)",
-				    optopt);
-			die("Invalid option or missing argument: %s (see --help)",
-			    argv[optind - 1]);
-		}
+		else if (opt == '?')
+			usage(argv[0], stderr, EXIT_FAILURE);
+		else if (opt != 'e' && opt != OPT_NO_OP && !conf_flag(c, opt) &&
+			 !conf_option_net(c, opt, optarg) &&
+			 !conf_option_run(c, opt, optarg))
+			assert(0);
 	}
 
 	if (!c->cmd && optind < argc) {
@@ -641,19 +926,15 @@ void conf(struct ctx *c, int argc, char **argv)
 			die("Unexpected argument: %s", argv[optind]);
 		c->cmd = argv + optind;		/* after "--" */
 	}
-	if (c->ip4_off && c->ip6_off)
-		die("-4 and -6 together leave no family: pick one");
-	if (c->cmd && (c->netns_path[0] || c->target_pid))
-		die("A command and a namespace to join (%s): pick one",
-		    c->target_pid ? "PID" : "--netns");
-
+	conf_check(c);
 	conf_host_defaults(c);
+	conf_fwd_defaults(c);
+	conf_map_defaults(c);
 	/* The namespace's addresses and routes are set: an RA would only
 	 * make its kernel add a SLAAC address of its own
 	 */
 	if (c->mode == MODE_PASTA && c->config_net)
 		c->no_ra = true;
-	/* What DHCP, DHCPv6 and RAs hand out */
-	if (!c->no_dhcp || !c->no_dhcpv6 || !c->no_ra)
-		dhcp_conf_resolv(c);
+	/* What DHCP, DHCPv6 and RAs hand out, and where DNS goes */
+	dhcp_conf_resolv(c);
 }

@@ -9,6 +9,5 @@
 #define VERSION		"0.1"
 
 void conf(struct ctx *c, int argc, char **argv);
-int conf_ports(const char *spec, uint16_t *to);
 
 #endif /* CONF_H */

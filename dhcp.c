@@ -99,6 +99,7 @@ enum dhcp_opt {
 	OPT_SUBNET_MASK		= 1,
 	OPT_ROUTER		= 3,
 	OPT_DNS			= 6,
+	OPT_HOSTNAME		= 12,
 	OPT_MTU			= 26,
 	OPT_REQ_ADDR		= 50,
 	OPT_LEASE_TIME		= 51,
@@ -438,7 +439,8 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 	mask = htonl(mask);
 	dhcp_opt_put(o, OPT_SUBNET_MASK, &mask, sizeof(mask));
 	dhcp_opt_put(o, OPT_ROUTER, &c->gw4, sizeof(c->gw4));
-	dhcp_opt_put(o, OPT_MTU, &mtu, sizeof(mtu));
+	if (!c->mtu_no_assign)
+		dhcp_opt_put(o, OPT_MTU, &mtu, sizeof(mtu));
 
 	for (i = 0; !c->no_dhcp_dns && i < c->dns4_n && i < DNS4_MAX; i++) {
 		if (!dhcp_dns_usable(c, c->dns4[i]))
@@ -456,6 +458,9 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 		if (len)
 			dhcp_opt_put(o, OPT_SEARCH, search, len);
 	}
+	if (c->hostname[0])	/* -H: a name is not NUL-terminated, RFC 2132 */
+		dhcp_opt_put(o, OPT_HOSTNAME, c->hostname,
+			     MIN(strlen(c->hostname), DHCP_OPT_LEN_MAX));
 }
 
 /**
@@ -635,12 +640,23 @@ static void dhcp_resolv_search(struct ctx *c, char **save, int max)
  * @c:		execution context
  * @w:		its address: IPv4, or IPv6 (for DHCPv6 and RAs, which decide
  *		themselves what the guest can reach); anything else is skipped
+ * @for_guest:	hand it to the guest; the first one is, in any case, where
+ *		--dns-forward sends queries unless --dns-host
  */
-static void dhcp_resolv_nameserver(struct ctx *c, const char *w)
+static void dhcp_resolv_nameserver(struct ctx *c, const char *w,
+				   bool for_guest)
 {
 	struct in6_addr a6;
 	struct in_addr a;
 
+	if (!inany_is_set(&c->dns_host)) {
+		if (inet_pton(AF_INET, w, &a) == 1)
+			inany_from_v4(&c->dns_host, a);
+		else if (inet_pton(AF_INET6, w, &a6) == 1)
+			c->dns_host.a6 = a6;
+	}
+	if (!for_guest)
+		return;
 	if (inet_pton(AF_INET, w, &a) == 1) {
 		if (!dhcp_dns_usable(c, a))
 			debug("DHCP: name server %s unreachable for guest", w);
@@ -665,10 +681,10 @@ static void dhcp_resolv_line(struct ctx *c, char *line, bool dns,
 
 	if (!kw)
 		return;
-	if (dns && !strcmp(kw, "nameserver")) {
+	if (!strcmp(kw, "nameserver")) {
 		w = strtok_r(NULL, " \t\r\n", &save);
 		if (w)
-			dhcp_resolv_nameserver(c, w);
+			dhcp_resolv_nameserver(c, w, dns);
 	} else if (search && !strcmp(kw, "search")) {
 		dhcp_resolv_search(c, &save, DNS_SEARCH_MAX);
 	} else if (search && !strcmp(kw, "domain")) {
@@ -682,8 +698,8 @@ static void dhcp_resolv_line(struct ctx *c, char *line, bool dns,
  * @path:	file in resolv.conf(5) format
  *
  * Fills c->dns4 and c->dns6 if both are empty and not --no-dhcp-dns,
- * c->dns_search if empty and
- * not --no-dhcp-search. A missing file is not an error: nothing is filled.
+ * c->dns_search if empty and not --no-dhcp-search, c->dns_host if not set.
+ * A missing file is not an error: nothing is filled.
  * Lines longer than RESOLV_LINE_MAX are skipped.
  */
 void dhcp_conf_resolv_file(struct ctx *c, const char *path)
@@ -694,7 +710,7 @@ void dhcp_conf_resolv_file(struct ctx *c, const char *path)
 	int n, ch;
 	FILE *f;
 
-	if (!dns && !search)
+	if (!dns && !search && inany_is_set(&c->dns_host))
 		return;
 	f = fopen(path, "re");
 	if (!f) {

@@ -71,13 +71,12 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 	socklen_t sl;
 	int idx, s;
 
-	sl = ip_peer_sockaddr(c, &key->paddr, 0, &sa);
-	s = socket(sa.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		   key->proto);
+	s = ip_flow_sock(c, SOCK_DGRAM, key->proto, &key->paddr, 0, &sa, &sl);
 	if (s < 0 || connect(s, &sa.sa, sl)) {
 		err_ratelimit("ICMP: ping socket for %s: %s (see "
 			      "net.ipv4.ping_group_range)",
-			      flow_str(key, str, sizeof(str)), strerror(errno));
+			      flow_str(key, str, sizeof(str)),
+			      strerror(s < 0 ? -s : errno));
 		if (s >= 0)
 			close(s);
 		return NULL;

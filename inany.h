@@ -42,6 +42,13 @@ union sockaddr_inany {
 
 #define INANY_STRLEN	INET6_ADDRSTRLEN
 
+/* Index of a family in per-family arrays of addresses */
+enum {
+	INANY_V4 = 0,
+	INANY_V6,
+	INANY_FAMILIES,
+};
+
 /**
  * inany_v4() - the IPv4 address, if this is one
  * @a:		address
@@ -58,6 +65,11 @@ static inline const struct in_addr *inany_v4(const union inany_addr *a)
 static inline bool inany_is_v4(const union inany_addr *a)
 {
 	return IN6_IS_ADDR_V4MAPPED(&a->a6);
+}
+
+static inline int inany_idx(const union inany_addr *a)
+{
+	return inany_is_v4(a) ? INANY_V4 : INANY_V6;
 }
 
 static inline int inany_family(const union inany_addr *a)
@@ -104,6 +116,12 @@ static inline bool inany_is_loopback(const union inany_addr *a)
 	if (v4)
 		return (ntohl(v4->s_addr) >> 24) == IN_LOOPBACKNET;
 	return IN6_IS_ADDR_LOOPBACK(&a->a6);
+}
+
+/* Given at all: an optional address is all zeroes (not even 0.0.0.0) if not */
+static inline bool inany_is_set(const union inany_addr *a)
+{
+	return a->u32[0] || a->u32[1] || a->u32[2] || a->u32[3];
 }
 
 /* 0.0.0.0 or :: */

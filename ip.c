@@ -33,6 +33,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/icmp6.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
@@ -90,6 +91,21 @@ static void ip_seen(struct ctx *c, const union inany_addr *src)
 }
 
 /**
+ * ip_is_ndp() - is this ICMPv6 neighbour discovery, which --no-icmp spares?
+ * @l3:		addresses and protocol
+ * @l4:		the ICMPv6 message
+ *
+ * Return: true for NDP message types
+ */
+static bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4)
+{
+	const uint8_t *type = pkt_pull(&l4, 1);
+
+	return l3->proto == IPPROTO_ICMPV6 && type &&
+	       *type >= ND_ROUTER_SOLICIT && *type <= ND_REDIRECT;
+}
+
+/**
  * l4_input() - hand a checked packet to its L4 protocol
  * @c:		execution context
  * @l3:		addresses and protocol
@@ -101,6 +117,13 @@ static void l4_input(struct ctx *c, const struct l3_info *l3,
 {
 	bool v4 = inany_is_v4(&l3->src);
 
+	if ((l3->proto == IPPROTO_TCP && c->no_tcp) ||
+	    (l3->proto == IPPROTO_UDP && c->no_udp) ||
+	    ((l3->proto == IPPROTO_ICMP || l3->proto == IPPROTO_ICMPV6) &&
+	     c->no_icmp && !ip_is_ndp(l3, l4))) {
+		pkt_drop(DROP_L4_DISABLED);
+		return;
+	}
 	switch (l3->proto) {
 	case IPPROTO_TCP:
 		if (inany_is_multicast(&l3->dst)) {
@@ -430,27 +453,57 @@ bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
 }
 
 /**
- * ip_gw_to_host() - map the guest's gateway to the host's loopback
+ * ip_map_to_host() - where on the host a destination of the guest is
  * @c:		execution context
  * @a:		destination the guest used, changed if mapped
+ * @port:	destination port
  *
- * Return: true if @a was the gateway (or our link-local address) and is now
- *	   127.0.0.1 or ::1
+ * The address of --map-host-loopback (by default the gateway, unless
+ * --no-map-gw) stands for the host's loopback; --map-guest-addr stands for
+ * the host's own address, which the guest shadows; DNS queries to
+ * --dns-forward go to --dns-host, or the host's first resolver.
  */
-bool ip_gw_to_host(const struct ctx *c, union inany_addr *a)
+static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
+			   uint16_t port)
 {
-	if (c->no_map_gw)
-		return false;
-	if (inany_equals4(a, c->gw4)) {
-		inany_from_v4(a, (struct in_addr){ htonl(INADDR_LOOPBACK) });
-		return true;
+	int i = inany_idx(a);
+
+	if (port == DNS_PORT && inany_equals(a, &c->dns_match[i]) &&
+	    inany_is_set(&c->dns_host)) {
+		*a = c->dns_host;
+	} else if (inany_equals(a, &c->map_guest[i])) {
+		ip_guest_addr(c, inany_family(a), a);
+	} else if (inany_equals(a, &c->map_host_lo[i])) {
+		if (i == INANY_V4)
+			inany_from_v4(a,
+				      (struct in_addr){ htonl(INADDR_LOOPBACK) });
+		else
+			a->a6 = in6addr_loopback;
 	}
-	if (!inany_is_v4(a) && !IN6_IS_ADDR_UNSPECIFIED(&a->a6) &&
-	    (inany_equals6(a, &c->gw6) || inany_equals6(a, &c->ll6_ours))) {
-		a->a6 = in6addr_loopback;
-		return true;
-	}
-	return false;
+}
+
+/**
+ * ip_sock_outbound() - bind a flow's host socket as -o and --outbound-if ask
+ * @c:		execution context
+ * @s:		socket, not yet connected
+ * @family:	AF_INET or AF_INET6
+ *
+ * Return: 0 on success, -errno on failure
+ */
+static int ip_sock_outbound(const struct ctx *c, int s, int family)
+{
+	int i = family == AF_INET ? INANY_V4 : INANY_V6;
+	const char *ifname = c->outbound_if[i];
+	union sockaddr_inany sa;
+	socklen_t sl;
+
+	if (ifname[0] && setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+				    strlen(ifname)))
+		return -errno;
+	if (!inany_is_set(&c->outbound[i]))
+		return 0;
+	sl = sockaddr_from_inany(&sa, &c->outbound[i], 0, c->host_ifi);
+	return bind(s, &sa.sa, sl) ? -errno : 0;
 }
 
 /**
@@ -460,19 +513,54 @@ bool ip_gw_to_host(const struct ctx *c, union inany_addr *a)
  * @port:	destination port
  * @sa:		socket address, set
  *
- * The gateway stands for the host's loopback (ip_gw_to_host()); any other
- * IPv6 link-local address is a neighbour on the host's own interface.
+ * Some addresses stand for the host (ip_map_to_host()); any other IPv6
+ * link-local address is a neighbour on the host's own interface.
  *
  * Return: length of @sa
  */
-socklen_t ip_peer_sockaddr(const struct ctx *c,
-			   const union inany_addr *paddr, uint16_t port,
-			   union sockaddr_inany *sa)
+static socklen_t ip_peer_sockaddr(const struct ctx *c,
+				  const union inany_addr *paddr, uint16_t port,
+				  union sockaddr_inany *sa)
 {
 	union inany_addr a = *paddr;
 
-	ip_gw_to_host(c, &a);
+	ip_map_to_host(c, &a, port);
 	return sockaddr_from_inany(sa, &a, port, c->host_ifi);
+}
+
+/**
+ * ip_flow_sock() - a host socket for a guest's flow, and where it goes
+ * @c:		execution context
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP, or for ping sockets IPPROTO_ICMP or
+ *		IPPROTO_ICMPV6
+ * @paddr:	destination the guest used
+ * @port:	destination port (0 for ping)
+ * @sa:		socket address to connect to, set
+ * @sl:		its length, set
+ *
+ * The socket is of the family of where the flow goes on the host, bound
+ * as -o and --outbound-if ask, not connected yet.
+ *
+ * Return: socket, or -errno
+ */
+int ip_flow_sock(const struct ctx *c, int type, int proto,
+		 const union inany_addr *paddr, uint16_t port,
+		 union sockaddr_inany *sa, socklen_t *sl)
+{
+	int s, ret;
+
+	*sl = ip_peer_sockaddr(c, paddr, port, sa);
+	s = socket(sa->sa.sa_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		   proto);
+	if (s < 0)
+		return -errno;
+	ret = ip_sock_outbound(c, s, sa->sa.sa_family);
+	if (ret) {
+		close(s);
+		return ret;
+	}
+	return s;
 }
 
 /**
@@ -493,19 +581,26 @@ static bool ip_is_guest(const struct ctx *c, const union inany_addr *a)
 /**
  * ip_inbound_peer() - the source the guest sees for a host-side client
  * @c:		execution context
- * @peer:	client's address, changed to the gateway if the guest
- *		could not reply to it: the host's loopback, or its own
+ * @peer:	client's address, changed if the guest could not reply to it:
+ *		the host's loopback appears as --map-host-loopback, the
+ *		guest's own address as --map-guest-addr, else either as the
+ *		gateway
  */
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer)
 {
-	if (!inany_is_loopback(peer) && !ip_is_guest(c, peer))
+	int i = inany_idx(peer);
+
+	if (inany_is_loopback(peer) && inany_is_set(&c->map_host_lo[i]))
+		*peer = c->map_host_lo[i];
+	else if (ip_is_guest(c, peer) && inany_is_set(&c->map_guest[i]))
+		*peer = c->map_guest[i];
+	else if (!inany_is_loopback(peer) && !ip_is_guest(c, peer))
 		return;
-	if (inany_is_v4(peer))
+	else if (i == INANY_V4)
 		inany_from_v4(peer, c->gw4);
-	else if (!IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
-		peer->a6 = c->gw6;
 	else
-		peer->a6 = c->ll6_ours;
+		peer->a6 = IN6_IS_ADDR_UNSPECIFIED(&c->gw6) ? c->ll6_ours :
+							      c->gw6;
 }
 
 /**
@@ -535,45 +630,57 @@ bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a)
 }
 
 /**
- * ip_sock_bind_any() - a socket bound to a port on every host address
+ * ip_sock_bind() - a socket bound to a port for a forwarding rule
  * @c:		execution context
  * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @addr:	address to bind to, NULL for every address
+ * @ifname:	device to bind to, empty for none
  * @port:	port, host order
  *
- * One dual-stack IPv6 socket serves both families: IPv4 peers show up as
- * IPv4-mapped addresses, which is our form of IPv4 anyway. With -6 it takes
- * IPv6 only; with -4, or if the host has no IPv6, it is an IPv4 socket.
+ * Without an address, one dual-stack IPv6 socket serves both families:
+ * IPv4 peers show up as IPv4-mapped addresses, which is our form of IPv4
+ * anyway. With -6 it takes IPv6 only; with -4, or if the host has no IPv6,
+ * it is an IPv4 socket. With an address, the socket is of its family only.
  *
  * Return: socket, or -errno
  */
-int ip_sock_bind_any(const struct ctx *c, int type, uint16_t port)
+int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
+		 const char *ifname, uint16_t port)
 {
+	int s, one = 1, v6only = c->ip4_off || addr, ret = 0;
+	union inany_addr any = { .a6 = in6addr_any };
+	unsigned int scope = c->host_ifi;
 	union sockaddr_inany sa;
-	union inany_addr any;
-	int s, one = 1, v6only = c->ip4_off;
 	socklen_t sl;
 
-	s = c->ip6_off ? -1 : socket(AF_INET6, type | SOCK_NONBLOCK |
-				     SOCK_CLOEXEC, 0);
-	if (s >= 0) {
-		any.a6 = in6addr_any;
-		if (setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
-			       sizeof(v6only))) {
-			close(s);
-			return -errno;
-		}
-	} else {
+	if (addr)
+		any = *addr;
+	else if (c->ip6_off)
+		inany_from_v4(&any, (struct in_addr){ htonl(INADDR_ANY) });
+	s = socket(inany_family(&any), type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0 && errno == EAFNOSUPPORT && !addr && !inany_is_v4(&any)) {
+		/* No IPv6 on this host */
 		inany_from_v4(&any, (struct in_addr){ htonl(INADDR_ANY) });
 		s = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (s < 0)
-			return -errno;
 	}
+	if (s < 0)
+		return -errno;
+
 	if (type == SOCK_STREAM)
 		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sl = sockaddr_from_inany(&sa, &any, port, 0);
-	if (bind(s, &sa.sa, sl)) {
-		int ret = -errno;
-
+	if (c->freebind)
+		setsockopt(s, SOL_IP, IP_FREEBIND, &one, sizeof(one));
+	if (ifname[0])
+		scope = if_nametoindex(ifname);
+	sl = sockaddr_from_inany(&sa, &any, port, scope);
+	if ((!inany_is_v4(&any) &&
+	     setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
+			sizeof(v6only))) ||
+	    (ifname[0] && setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+				     strlen(ifname))) ||
+	    bind(s, &sa.sa, sl))
+		ret = -errno;
+	if (ret) {
 		close(s);
 		return ret;
 	}

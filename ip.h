@@ -25,6 +25,8 @@ struct ctx;
 #define FRAME_L4_OFF		(FRAME_PAD + ETH_HLEN + 40)
 #define FRAME_BUF_SIZE		(FRAME_L4_OFF + 65536)
 
+#define DNS_PORT		53
+
 /* Hop limit of the NDP messages we send and accept (RFC 4861, 6.1.2, 7.1.1) */
 #define IP6_HOP_LIMIT_NDP	255
 
@@ -54,13 +56,13 @@ uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
 		    uint8_t proto);
 bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
 			   uint16_t *off);
-bool ip_gw_to_host(const struct ctx *c, union inany_addr *a);
-socklen_t ip_peer_sockaddr(const struct ctx *c,
-			   const union inany_addr *paddr, uint16_t port,
-			   union sockaddr_inany *sa);
+int ip_flow_sock(const struct ctx *c, int type, int proto,
+		 const union inany_addr *paddr, uint16_t port,
+		 union sockaddr_inany *sa, socklen_t *sl);
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer);
 bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a);
 bool ip_family_on(const struct ctx *c, int family);
-int ip_sock_bind_any(const struct ctx *c, int type, uint16_t port);
+int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
+		 const char *ifname, uint16_t port);
 
 #endif /* IP_H */

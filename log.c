@@ -5,15 +5,18 @@
  * options and missing resources; err/warn/info/debug afterwards.
  */
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "log.h"
 
 static bool log_debug_on;
 static bool log_quiet;
+static FILE *log_file;		/* -l: instead of standard error */
 static struct timespec log_start;
 
 /**
@@ -26,6 +29,18 @@ void log_setup(bool debug, bool quiet)
 	log_debug_on = debug;
 	log_quiet = quiet && !debug;
 	clock_gettime(CLOCK_MONOTONIC, &log_start);
+}
+
+/**
+ * log_to_file() - log to a file (-l) instead of standard error, appending
+ * @path:	file
+ */
+void log_to_file(const char *path)
+{
+	log_file = fopen(path, "ae");
+	if (!log_file)
+		die("Can't open log file %s: %s", path, strerror(errno));
+	setvbuf(log_file, NULL, _IOLBF, 0);
 }
 
 bool log_debug_enabled(void)
@@ -50,6 +65,7 @@ static void log_vprint(int pri, const char *fmt, va_list ap)
 	static const char *const prefix[] = {
 		[LOG_ERR] = "ERROR: ", [LOG_WARNING] = "WARNING: ",
 	};
+	FILE *out = log_file ? log_file : stderr;
 	struct timespec now;
 
 	if (log_quiet && pri > LOG_WARNING)
@@ -59,16 +75,16 @@ static void log_vprint(int pri, const char *fmt, va_list ap)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!log_start.tv_sec && !log_start.tv_nsec)
 			log_start = now;
-		fprintf(stderr, "%ld.%04ld: ",
+		fprintf(out, "%ld.%04ld: ",
 			(long)(now.tv_sec - log_start.tv_sec) -
 			(now.tv_nsec < log_start.tv_nsec),
 			((now.tv_nsec - log_start.tv_nsec + 1000000000L) %
 			 1000000000L) / 100000);
 	}
 	if (pri <= LOG_WARNING && prefix[pri])
-		fputs(prefix[pri], stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+		fputs(prefix[pri], out);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
 }
 
 /**

@@ -561,7 +561,7 @@ static size_t ndp_ra_build(const struct ctx *c, uint8_t *msg, size_t size)
 	/* These two always fit: @size is at least 1280 - 40 bytes */
 	slla = ndp_opt_put(&o, ND_OPT_SOURCE_LINKADDR, NDP_OPT_UNIT);
 	memcpy(slla + 2, c->mac_ours, ETH_ADDR_LEN);
-	if (c->mtu >= NDP_IPV6_MIN_MTU) {
+	if (c->mtu >= NDP_IPV6_MIN_MTU && !c->mtu_no_assign) {
 		mtu = (struct nd_opt_mtu *)ndp_opt_put(&o, ND_OPT_MTU,
 						       sizeof(*mtu));
 		mtu->nd_opt_mtu_mtu = htonl(c->mtu);

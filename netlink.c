@@ -886,16 +886,37 @@ int nl_addr_add(int nl, unsigned int ifi, const union inany_addr *addr,
 }
 
 /**
+ * nl_route_req() - send one RTM_NEWROUTE request
+ * @nl:		netlink socket
+ * @rtm:	route header
+ * @oif:	output interface
+ * @gw:		gateway, NULL for a direct route
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int nl_route_req(int nl, const struct rtmsg *rtm, uint32_t oif,
+			const union inany_addr *gw)
+{
+	struct nl_req req;
+
+	nl_req_init(&req, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL,
+		    rtm, sizeof(*rtm));
+	nl_attr_put(&req, RTA_OIF, &oif, sizeof(oif));
+	if (gw)
+		nl_attr_put(&req, RTA_GATEWAY, nl_inany_bytes(gw),
+			    nl_alen(inany_family(gw)));
+	return nl_do(nl, &req, NULL, NULL);
+}
+
+/**
  * nl_route_add_default() - add a default route to the main table
  * @nl:		netlink socket
  * @ifi:	output interface
  * @gw:		gateway, IPv4 or IPv6; unspecified (0.0.0.0 or ::) for a
  *		direct route on @ifi
  *
- * An IPv4 gateway must be reachable on @ifi, e.g. inside the prefix of one
- * of its addresses, or the kernel answers -EINVAL ("Nexthop has invalid
- * gateway"). An IPv6 link-local gateway needs nothing else; any other one
- * must be reachable on @ifi. The kernel refuses any IPv6 gateway on a
+ * A gateway that no prefix of @ifi covers is added again as on-link
+ * (RTNH_F_ONLINK). The kernel refuses any IPv6 gateway on a
  * loopback interface (-EHOSTUNREACH or -EINVAL, see ip6_validate_gw() in
  * net/ipv6/route.c), but takes a direct route there.
  *
@@ -915,17 +936,18 @@ int nl_route_add_default(int nl, unsigned int ifi, const union inany_addr *gw)
 		.rtm_type = RTN_UNICAST,
 	};
 	uint32_t oif = ifi;
-	struct nl_req req;
+	int rc;
 
 	if (!nl_ifi_ok(ifi))
 		return -EINVAL;
 
-	nl_req_init(&req, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL,
-		    &rtm, sizeof(rtm));
-	nl_attr_put(&req, RTA_OIF, &oif, sizeof(oif));
-	if (has_gw)
-		nl_attr_put(&req, RTA_GATEWAY, nl_inany_bytes(gw),
-			    nl_alen(family));
-
-	return nl_do(nl, &req, NULL, NULL);
+	rc = nl_route_req(nl, &rtm, oif, has_gw ? gw : NULL);
+	/* A gateway outside the prefixes of @ifi (-a and -g apart, as with a
+	 * host's /32) is on the link all the same
+	 */
+	if ((rc == -ENETUNREACH || rc == -EINVAL) && has_gw) {
+		rtm.rtm_flags |= RTNH_F_ONLINK;
+		rc = nl_route_req(nl, &rtm, oif, gw);
+	}
+	return rc;
 }

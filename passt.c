@@ -22,6 +22,7 @@
 
 #include "conf.h"
 #include "flow.h"
+#include "fwd.h"
 #include "icmp.h"
 #include "log.h"
 #include "ndp.h"
@@ -39,7 +40,7 @@ static const uint8_t mac_ours[ETH_ADDR_LEN] = {
 	0x02, 0x70, 0x61, 0x73, 0x74, 0x61
 };
 
-static struct fwd_ports fwd_tcp, fwd_udp;
+static struct fwd_table fwd_tcp, fwd_udp;
 
 /**
  * stats_dump() - log counters of frames, drops and flows (SIGUSR1)
@@ -186,6 +187,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_PING:
 		icmp_sock_handler(c, ref, ev->events);
 		break;
+	case EPOLL_TYPE_NSQUIT:
+		pasta_netns_handler(c);
+		break;
 	default:
 		assert(0);
 	}
@@ -215,6 +219,7 @@ static void main_loop(struct ctx *c)
 		tcp_batch_end(c);
 		next = MIN(tcp_timer(c), ndp_timer(c));
 		flow_timer(c);
+		pasta_netns_poll(c);
 		flow_defer_free(c);
 	}
 }
@@ -224,14 +229,16 @@ int main(int argc, char **argv)
 	static struct ctx c;
 
 	c.mode = strcmp(basename(argv[0]), "pasta") ? MODE_PASST : MODE_PASTA;
-	c.fd_tap = c.fd_tap_listen = c.fd_netns = -1;
-	c.tcp_fwd = &fwd_tcp;
-	c.udp_fwd = &fwd_udp;
+	c.fd_tap = c.fd_tap_listen = c.fd_netns = c.fd_nsquit = -1;
+	c.fwd_tcp = &fwd_tcp;
+	c.fwd_udp = &fwd_udp;
 	memcpy(c.mac_ours, mac_ours, ETH_ADDR_LEN);
 	memset(c.mac_guest, 0xff, ETH_ADDR_LEN);
 
 	conf(&c, argc, argv);
 	log_setup(c.debug, c.quiet);
+	if (c.log_file[0])
+		log_to_file(c.log_file);
 
 	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c.epollfd < 0)
@@ -256,6 +263,8 @@ int main(int argc, char **argv)
 	else
 		pidfile_write(&c, getpid());
 	pasta_cmd_release(&c);
+	if (c.mode == MODE_PASTA)
+		pasta_netns_watch(&c);
 
 	main_loop(&c);
 

@@ -9,7 +9,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "inany.h"
 #include "util.h"
+
+struct fwd_table;
 
 #define ETH_ADDR_LEN		6
 #define MTU_DEFAULT		65520
@@ -36,6 +39,7 @@ enum epoll_type {
 	EPOLL_TYPE_UDP,		/* connected UDP socket of a flow */
 	EPOLL_TYPE_UDP_LISTEN,	/* UDP socket bound to a forwarded port */
 	EPOLL_TYPE_PING,	/* ping socket of an ICMP echo flow */
+	EPOLL_TYPE_NSQUIT,	/* inotify or pidfd: the namespace may be gone */
 	EPOLL_TYPE_MAX,
 };
 
@@ -43,7 +47,7 @@ enum epoll_type {
  * union epoll_ref - what an event is about
  * @type:	enum epoll_type
  * @fd:		file descriptor the event is for
- * @index:	flow index (TCP, UDP) or forwarded host port (listeners)
+ * @index:	flow index (TCP, UDP) or forwarded port's listener index
  * @u64:	the whole, as stored in epoll_event.data
  */
 union epoll_ref {
@@ -56,16 +60,6 @@ union epoll_ref {
 };
 static_assert(sizeof(union epoll_ref) == sizeof(uint64_t),
 	      "epoll_ref must fit in epoll_event.data");
-
-/**
- * struct fwd_ports - inbound port forwarding map for one protocol
- * @to:		guest port for each host port, 0 if the port is not forwarded
- * @fd:		listening socket for each forwarded host port, -1 if none
- */
-struct fwd_ports {
-	uint16_t to[USHRT_MAX + 1];
-	int fd[USHRT_MAX + 1];
-};
 
 /**
  * struct ctx - configuration and run-time state of the daemon
@@ -92,8 +86,21 @@ struct ctx {
 	struct in6_addr addr6_ll_seen;	/* guest's link-local address */
 	bool addr6_set, gw6_set;
 	bool no_map_gw;			/* gateway is not the host's loopback */
+	/* Per family, [INANY_V4] and [INANY_V6]; unspecified: not set */
+	union inany_addr map_host_lo[INANY_FAMILIES];	/* to host's lo */
+	union inany_addr map_guest[INANY_FAMILIES];	/* to host's address */
+	union inany_addr dns_match[INANY_FAMILIES];	/* --dns-forward */
+	union inany_addr dns_host;	/* where --dns-forward queries go */
+	union inany_addr outbound[INANY_FAMILIES];	/* -o: bind to */
+	char outbound_if[INANY_FAMILIES][IFNAMSIZ];	/* --outbound-if4/6 */
+	char host_ifname[IFNAMSIZ];	/* -i: host interface to copy */
+	bool mtu_no_assign;		/* -m 0: tell the guest no MTU */
+	bool no_tcp, no_udp, no_icmp;
+	bool freebind;
 	int mtu;
 	uint8_t mac_guest[ETH_ADDR_LEN];
+	uint8_t ns_mac[ETH_ADDR_LEN];	/* --ns-mac-addr */
+	bool ns_mac_set;
 	uint8_t mac_ours[ETH_ADDR_LEN];
 	bool mac_guest_known;
 
@@ -113,7 +120,10 @@ struct ctx {
 	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */
 	int dns_search_n;
 
+	char hostname[HOST_NAME_MAX + 1];	/* -H */
+
 	bool foreground;
+	char log_file[PATH_MAX];
 	bool debug;
 	bool quiet;
 	bool config_net;
@@ -126,6 +136,8 @@ struct ctx {
 
 	/* pasta */
 	char netns_path[PATH_MAX];
+	bool netns_only;		/* don't join the userns with --netns */
+	bool no_netns_quit;		/* stay when the namespace goes */
 	char userns_path[PATH_MAX];
 	pid_t target_pid;
 	char **cmd;
@@ -135,9 +147,11 @@ struct ctx {
 	char ifname[IFNAMSIZ];		/* tap device in the namespace */
 	unsigned int host_ifi;		/* host interface we copy from */
 	int fd_netns;
+	int fd_nsquit;			/* inotify or pidfd, -1 if none */
+	bool nsquit_poll;		/* look at the namespace's file instead */
 
-	struct fwd_ports *tcp_fwd;
-	struct fwd_ports *udp_fwd;
+	struct fwd_table *fwd_tcp;	/* -t rules */
+	struct fwd_table *fwd_udp;	/* -u rules */
 
 	int64_t now;			/* ms, monotonic, set each loop */
 	bool quit;

@@ -13,21 +13,30 @@
  * status when it ends.
  *
  * Joining an existing namespace (PID or --netns) works the same way, after
- * joining its user namespace if we are not root.
+ * joining its user namespace if we are not root. We then live as long as
+ * the namespace: a --netns file's deletion (inotify on its directory, or a
+ * look at it every second where inotify can't see it, as under /proc) or
+ * the exit of the target PID (pidfd) ends us, and with us every host port
+ * we hold, unless --no-netns-quit.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <net/if_arp.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "ip.h"
@@ -87,6 +96,23 @@ static int ns_call(int netns, int (*fn)(void *), void *arg)
 }
 
 /**
+ * pasta_tap_mac_set() - give the tap the MAC address of --ns-mac-addr
+ * @c:		execution context
+ * @fd:		tap device
+ * @ifr:	request holding the device's name
+ *
+ * Return: 0 on success or if none was given, -1 with errno set on failure
+ */
+static int pasta_tap_mac_set(const struct ctx *c, int fd, struct ifreq *ifr)
+{
+	if (!c->ns_mac_set)
+		return 0;
+	ifr->ifr_hwaddr.sa_family = ARPHRD_ETHER;
+	memcpy(ifr->ifr_hwaddr.sa_data, c->ns_mac, ETH_ADDR_LEN);
+	return ioctl(fd, SIOCSIFHWADDR, ifr);
+}
+
+/**
  * pasta_open_in_ns() - open tap and netlink socket, run via ns_call()
  * @arg:	execution context
  *
@@ -102,7 +128,7 @@ static int pasta_open_in_ns(void *arg)
 	if (fd < 0)
 		return -errno;
 	memcpy(ifr.ifr_name, c->ifname, IFNAMSIZ);
-	if (ioctl(fd, TUNSETIFF, &ifr) ||
+	if (ioctl(fd, TUNSETIFF, &ifr) || pasta_tap_mac_set(c, fd, &ifr) ||
 	    ioctl(fd, SIOCGIFHWADDR, &ifr)) {
 		int ret = -errno;
 
@@ -232,7 +258,7 @@ static void pasta_join(struct ctx *c)
 
 	if (c->target_pid) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", c->target_pid);
-		if (!c->userns_path[0] && geteuid())
+		if (!c->userns_path[0] && geteuid() && !c->netns_only)
 			snprintf(c->userns_path, sizeof(c->userns_path), "%s",
 				 path);
 		snprintf(c->netns_path, sizeof(c->netns_path),
@@ -300,7 +326,7 @@ static void pasta_config_net(const struct ctx *c)
 	if (ifi < 0)
 		die("Can't find %s in the namespace: %s", c->ifname,
 		    strerror(-ifi));
-	ret = nl_link_set_up(pasta_nl_ns, ifi, c->mtu);
+	ret = nl_link_set_up(pasta_nl_ns, ifi, c->mtu_no_assign ? 0 : c->mtu);
 	if (ret)
 		die("Can't set %s up with MTU %d: %s", c->ifname, c->mtu,
 		    strerror(-ret));
@@ -364,4 +390,99 @@ void pasta_sigchld(struct ctx *c)
 			       128 + WTERMSIG(status);
 		c->quit = true;
 	}
+}
+
+/**
+ * pasta_netns_gone() - log that the namespace is gone, and quit
+ * @c:		execution context
+ */
+static void pasta_netns_gone(struct ctx *c)
+{
+	info("Namespace %s is gone: exiting",
+	     c->target_pid ? "of the target process" : c->netns_path);
+	c->quit = true;
+}
+
+/**
+ * pasta_netns_watch() - learn when the namespace we joined goes away
+ * @c:		execution context
+ */
+void pasta_netns_watch(struct ctx *c)
+{
+	char dir[PATH_MAX], *slash;
+
+	if (c->no_netns_quit || c->cmd_pid)
+		return;		/* our own command's: we end with it */
+	if (c->target_pid) {
+		c->fd_nsquit = syscall(SYS_pidfd_open, c->target_pid, 0);
+		if (c->fd_nsquit < 0)
+			die("Can't watch process %d: %s", c->target_pid,
+			    strerror(errno));
+	} else {
+		snprintf(dir, sizeof(dir), "%s", c->netns_path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		c->fd_nsquit = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (!slash || !strncmp(dir, "/proc", 5) || c->fd_nsquit < 0 ||
+		    inotify_add_watch(c->fd_nsquit, *dir ? dir : "/",
+				      IN_DELETE | IN_MOVED_FROM |
+				      IN_DELETE_SELF) < 0) {
+			if (c->fd_nsquit >= 0)
+				close(c->fd_nsquit);
+			c->fd_nsquit = -1;
+			c->nsquit_poll = true;
+			return;
+		}
+	}
+	epoll_ref_add(c, c->fd_nsquit, EPOLL_TYPE_NSQUIT, 0, EPOLLIN);
+}
+
+/**
+ * pasta_netns_file_gone() - is the --netns file gone, or another one now?
+ * @c:		execution context
+ *
+ * Return: true if it no longer names the namespace we joined
+ */
+static bool pasta_netns_file_gone(const struct ctx *c)
+{
+	struct stat now, ours;
+
+	if (stat(c->netns_path, &now) || fstat(c->fd_netns, &ours))
+		return true;
+	return now.st_dev != ours.st_dev || now.st_ino != ours.st_ino;
+}
+
+/**
+ * pasta_netns_handler() - the namespace's file changed, or its process ended
+ * @c:		execution context
+ */
+void pasta_netns_handler(struct ctx *c)
+{
+	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+
+	if (c->target_pid) {
+		pasta_netns_gone(c);
+		return;
+	}
+	while (read(c->fd_nsquit, buf, sizeof(buf)) > 0)
+		;		/* which entry changed doesn't matter: look */
+	if (pasta_netns_file_gone(c))
+		pasta_netns_gone(c);
+}
+
+/**
+ * pasta_netns_poll() - where inotify can't watch, look once a second
+ * @c:		execution context
+ */
+void pasta_netns_poll(struct ctx *c)
+{
+	static int64_t next;
+
+	if (!c->nsquit_poll || c->now < next)
+		return;
+	next = c->now + MS_PER_S;
+	if (pasta_netns_file_gone(c))
+		pasta_netns_gone(c);
 }

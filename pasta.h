@@ -7,5 +7,8 @@ struct ctx;
 void pasta_start(struct ctx *c);
 void pasta_cmd_release(struct ctx *c);
 void pasta_sigchld(struct ctx *c);
+void pasta_netns_watch(struct ctx *c);
+void pasta_netns_handler(struct ctx *c);
+void pasta_netns_poll(struct ctx *c);
 
 #endif /* PASTA_H */

@@ -27,6 +27,7 @@ const char *const pkt_drop_names[DROP_REASONS] = {
 	[DROP_IP6_PROTO]	= "ip6_protocol",
 	[DROP_IP_FAMILY_OFF]	= "ip_family_disabled",
 	[DROP_MULTICAST_DST]	= "multicast_destination",
+	[DROP_L4_DISABLED]	= "protocol_disabled",
 	[DROP_TCP_MALFORMED]	= "tcp_malformed",
 	[DROP_TCP_FLAGS]	= "tcp_flags",
 	[DROP_TCP_OPTS]		= "tcp_options",

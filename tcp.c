@@ -48,6 +48,7 @@
 
 #include "flow.h"
 #include "flow_table.h"
+#include "fwd.h"
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
@@ -839,11 +840,11 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 	tcp_syn_opts_apply(c, conn, &o, seg->wnd);
 	flow_hash_insert(idx);
 
-	s = socket(inany_family(&key->paddr),
-		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	s = ip_flow_sock(c, SOCK_STREAM, IPPROTO_TCP, &key->paddr, key->pport,
+			 &sa, &sl);
 	if (s < 0) {
 		err_ratelimit("TCP: socket for %s: %s",
-			      flow_str(key, str, sizeof(str)), strerror(errno));
+			      flow_str(key, str, sizeof(str)), strerror(-s));
 		tcp_rst(c, conn);
 		return;
 	}
@@ -854,7 +855,6 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 	}
 	tcp_phase_set(conn, TCP_PHASE_CONNECTING);
 
-	sl = ip_peer_sockaddr(c, &key->paddr, key->pport, &sa);
 	if (connect(s, &sa.sa, sl) &&
 	    errno != EINPROGRESS) {
 		debug("TCP: connect for %s: %s",
@@ -1306,10 +1306,10 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  * tcp_conn_from_sock() - start a connection to the guest for an accept()ed one
  * @c:		execution context
  * @s:		accepted socket
- * @port:	host port it came to
+ * @to:		guest port the host port forwards to
  * @sa:		client address
  */
-static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t port,
+static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
 			       const union sockaddr_inany *sa)
 {
 	struct flow_key key = { .proto = IPPROTO_TCP };
@@ -1322,7 +1322,7 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t port,
 		close(s);
 		return;
 	}
-	key.gport = c->tcp_fwd->to[port];
+	key.gport = to;
 	ip_inbound_peer(c, &key.paddr);
 
 	idx = flow_lookup(&key) < 0 ? flow_alloc() : -1;
@@ -1355,11 +1355,12 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t port,
 /**
  * tcp_listen_handler() - accept connections to a forwarded port
  * @c:		execution context
- * @ref:	epoll reference, index is the host port
+ * @ref:	epoll reference, index is the forwarded port's listener
  * @events:	epoll events
  */
 void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
+	const struct fwd_listener *l = fwd_listener_at(ref.index);
 	int i;
 
 	(void)events;
@@ -1372,10 +1373,10 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		if (s < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				err_ratelimit("TCP: accept on port %u: %s",
-					      ref.index, strerror(errno));
+					      l->port, strerror(errno));
 			return;
 		}
-		tcp_conn_from_sock(c, s, ref.index, &sa);
+		tcp_conn_from_sock(c, s, l->to, &sa);
 	}
 }
 
@@ -1604,25 +1605,11 @@ static void tcp_peek_off_probe(void)
 }
 
 /**
- * tcp_init() - listen on forwarded ports
+ * tcp_init() - probe the kernel, listen on forwarded ports
  * @c:		execution context
  */
 void tcp_init(struct ctx *c)
 {
-	unsigned int port;
-
 	tcp_peek_off_probe();
-
-	for (port = 1; port <= USHRT_MAX; port++) {
-		int s;
-
-		if (!c->tcp_fwd->to[port])
-			continue;
-		s = ip_sock_bind_any(c, SOCK_STREAM, port);
-		if (s < 0 || listen(s, 128))
-			die("TCP: can't listen on port %u: %s", port,
-			    strerror(s < 0 ? -s : errno));
-		c->tcp_fwd->fd[port] = s;
-		epoll_ref_add(c, s, EPOLL_TYPE_TCP_LISTEN, port, EPOLLIN);
-	}
+	fwd_listen(c, c->fwd_tcp, SOCK_STREAM);
 }

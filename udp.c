@@ -24,6 +24,7 @@
 #include "dhcpv6.h"
 #include "flow.h"
 #include "flow_table.h"
+#include "fwd.h"
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
@@ -108,14 +109,12 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 		union sockaddr_inany sa;
 		socklen_t sl;
 
-		sl = ip_peer_sockaddr(c, &key->paddr, key->pport, &sa);
-		s = socket(sa.sa.sa_family,
-			   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			   IPPROTO_UDP);
+		s = ip_flow_sock(c, SOCK_DGRAM, IPPROTO_UDP, &key->paddr,
+				 key->pport, &sa, &sl);
 		if (s < 0 || connect(s, &sa.sa, sl)) {
 			err_ratelimit("UDP: socket for %s: %s",
 				      flow_str(key, str, sizeof(str)),
-				      strerror(errno));
+				      strerror(s < 0 ? -s : errno));
 			if (s >= 0)
 				close(s);
 			uf->sock = -1;
@@ -239,14 +238,14 @@ static size_t udp_payload_max(const struct ctx *c, const struct udp_flow *uf)
 /**
  * udp_inbound_flow() - the flow of a datagram to a forwarded port
  * @c:		execution context
- * @s:		the port's socket
- * @port:	forwarded host port
+ * @l:		the forwarded port's socket
  * @sa:		sender
  * @sl:		length of @sa
  *
  * Return: flow, found or new, NULL if the guest can't have it
  */
-static struct udp_flow *udp_inbound_flow(struct ctx *c, int s, uint16_t port,
+static struct udp_flow *udp_inbound_flow(struct ctx *c,
+					 const struct fwd_listener *l,
 					 const union sockaddr_inany *sa,
 					 socklen_t sl)
 {
@@ -257,13 +256,13 @@ static struct udp_flow *udp_inbound_flow(struct ctx *c, int s, uint16_t port,
 	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
 	    !ip_guest_addr(c, inany_family(&key.paddr), &key.gaddr))
 		return NULL;
-	key.gport = c->udp_fwd->to[port];
+	key.gport = l->to;
 	ip_inbound_peer(c, &key.paddr);
 	idx = flow_lookup(&key);
-	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, s);
+	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, l->fd);
 	if (!uf)
 		return NULL;
-	uf->host_port = port;
+	uf->host_port = l->port;
 	uf->peer = *sa;
 	uf->peer_len = sl;
 	return uf;
@@ -274,10 +273,10 @@ static struct udp_flow *udp_inbound_flow(struct ctx *c, int s, uint16_t port,
  * @c:		execution context
  * @s:		socket
  * @uf:		flow, or NULL for a forwarded port's socket: found by sender
- * @port:	forwarded host port, if @uf is NULL
+ * @l:		forwarded port's socket, if @uf is NULL
  */
 static void udp_recv_to_tap(struct ctx *c, int s, struct udp_flow *uf,
-			    uint16_t port)
+			    const struct fwd_listener *l)
 {
 	uint8_t *payload = udp_frame + FRAME_L4_OFF + sizeof(struct udphdr);
 	size_t max = MIN((size_t)UDP_MAX_PAYLOAD,
@@ -295,7 +294,7 @@ static void udp_recv_to_tap(struct ctx *c, int s, struct udp_flow *uf,
 			     &sa.sa, &sl);
 		if (n < 0)
 			return;
-		if (shared && !(uf = udp_inbound_flow(c, s, port, &sa, sl)))
+		if (shared && !(uf = udp_inbound_flow(c, l, &sa, sl)))
 			continue;
 		if ((size_t)n > udp_payload_max(c, uf))
 			continue;	/* larger than the guest's MTU */
@@ -324,19 +323,19 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		debug("UDP: socket error: %s", strerror(err));
 	}
 	if (events & EPOLLIN)
-		udp_recv_to_tap(c, ref.fd, uf, 0);
+		udp_recv_to_tap(c, ref.fd, uf, NULL);
 }
 
 /**
  * udp_listen_handler() - datagrams on a forwarded port's socket
  * @c:		execution context
- * @ref:	epoll reference, index is the host port
+ * @ref:	epoll reference, index is the forwarded port's listener
  * @events:	epoll events
  */
 void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
 	if (events & EPOLLIN)
-		udp_recv_to_tap(c, ref.fd, NULL, ref.index);
+		udp_recv_to_tap(c, ref.fd, NULL, fwd_listener_at(ref.index));
 }
 
 /**
@@ -360,17 +359,5 @@ void udp_flow_free(struct ctx *c, int idx)
  */
 void udp_init(struct ctx *c)
 {
-	unsigned int port;
-
-	for (port = 1; port <= USHRT_MAX; port++) {
-		int s;
-
-		if (!c->udp_fwd->to[port])
-			continue;
-		s = ip_sock_bind_any(c, SOCK_DGRAM, port);
-		if (s < 0)
-			die("UDP: can't bind port %u: %s", port, strerror(-s));
-		c->udp_fwd->fd[port] = s;
-		epoll_ref_add(c, s, EPOLL_TYPE_UDP_LISTEN, port, EPOLLIN);
-	}
+	fwd_listen(c, c->fwd_udp, SOCK_DGRAM);
 }

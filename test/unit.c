@@ -21,6 +21,7 @@
 #include "../checksum.h"
 #include "../flow.h"
 #include "../flow_table.h"
+#include "../fwd.h"
 #include "../passt.h"
 #include "../pkt.h"
 #include "../tap.h"
@@ -28,7 +29,7 @@
 #include "unit_lib.h"
 
 static struct ctx c;
-static struct fwd_ports fwd_tcp, fwd_udp;
+static struct fwd_table fwd_tcp, fwd_udp;
 
 static void test_checksum(void)
 {
@@ -464,8 +465,8 @@ int main(void)
 	c.mode = MODE_PASTA;
 	c.fd_tap = -1;
 	c.mtu = 65520;
-	c.tcp_fwd = &fwd_tcp;
-	c.udp_fwd = &fwd_udp;
+	c.fwd_tcp = &fwd_tcp;
+	c.fwd_udp = &fwd_udp;
 	c.epollfd = epoll_create1(0);
 	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
 	inet_pton(AF_INET, "203.0.113.2", &c.gw4);
