@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* dhcp.c - DHCP server for passt mode: one guest, one lease
+/* dhcp.c - DHCP server: one guest, one lease
  *
  * Theory of operation: passt hands its guest the address, prefix length and
  * gateway it copied from the host (c->addr4, c->prefix4, c->gw4), so there

@@ -71,7 +71,8 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 	socklen_t sl;
 	int idx, s;
 
-	s = ip_flow_sock(c, SOCK_DGRAM, key->proto, &key->paddr, 0, &sa, &sl);
+	s = ip_flow_sock(c, SOCK_DGRAM, key->proto, &key->paddr, 0, 0, &sa,
+			 &sl);
 	if (s < 0 || connect(s, &sa.sa, sl)) {
 		err_ratelimit("ICMP: ping socket for %s: %s (see "
 			      "net.ipv4.ping_group_range)",

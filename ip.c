@@ -487,22 +487,38 @@ static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
  * @c:		execution context
  * @s:		socket, not yet connected
  * @family:	AF_INET or AF_INET6
+ * @sport:	source port to keep if the host has it free, 0 for any
  *
  * Return: 0 on success, -errno on failure
  */
-static int ip_sock_outbound(const struct ctx *c, int s, int family)
+static int ip_sock_outbound(const struct ctx *c, int s, int family,
+			    uint16_t sport)
 {
 	int i = family == AF_INET ? INANY_V4 : INANY_V6;
+	const union inany_addr *out = &c->outbound[i];
 	const char *ifname = c->outbound_if[i];
+	union inany_addr any = { .a6 = in6addr_any };
 	union sockaddr_inany sa;
 	socklen_t sl;
 
 	if (ifname[0] && setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
 				    strlen(ifname)))
 		return -errno;
-	if (!inany_is_set(&c->outbound[i]))
+	if (!inany_is_set(out) && !sport)
 		return 0;
-	sl = sockaddr_from_inany(&sa, &c->outbound[i], 0, c->host_ifi);
+	if (inany_is_set(out))
+		any = *out;
+	else if (family == AF_INET)
+		inany_from_v4(&any, (struct in_addr){ htonl(INADDR_ANY) });
+	sl = sockaddr_from_inany(&sa, &any, sport, c->host_ifi);
+	if (!bind(s, &sa.sa, sl))
+		return 0;
+	if (!sport)
+		return -errno;
+	/* The port is taken, or privileged: any other will do */
+	if (!inany_is_set(out))
+		return 0;
+	sl = sockaddr_from_inany(&sa, &any, 0, c->host_ifi);
 	return bind(s, &sa.sa, sl) ? -errno : 0;
 }
 
@@ -536,6 +552,8 @@ static socklen_t ip_peer_sockaddr(const struct ctx *c,
  *		IPPROTO_ICMPV6
  * @paddr:	destination the guest used
  * @port:	destination port (0 for ping)
+ * @sport:	source port to keep where the host has it free (UDP: peers
+ *		may expect replies from it), 0 for any
  * @sa:		socket address to connect to, set
  * @sl:		its length, set
  *
@@ -545,7 +563,7 @@ static socklen_t ip_peer_sockaddr(const struct ctx *c,
  * Return: socket, or -errno
  */
 int ip_flow_sock(const struct ctx *c, int type, int proto,
-		 const union inany_addr *paddr, uint16_t port,
+		 const union inany_addr *paddr, uint16_t port, uint16_t sport,
 		 union sockaddr_inany *sa, socklen_t *sl)
 {
 	int s, ret;
@@ -555,7 +573,7 @@ int ip_flow_sock(const struct ctx *c, int type, int proto,
 		   proto);
 	if (s < 0)
 		return -errno;
-	ret = ip_sock_outbound(c, s, sa->sa.sa_family);
+	ret = ip_sock_outbound(c, s, sa->sa.sa_family, sport);
 	if (ret) {
 		close(s);
 		return ret;

@@ -841,7 +841,7 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 	flow_hash_insert(idx);
 
 	s = ip_flow_sock(c, SOCK_STREAM, IPPROTO_TCP, &key->paddr, key->pport,
-			 &sa, &sl);
+			 0, &sa, &sl);
 	if (s < 0) {
 		err_ratelimit("TCP: socket for %s: %s",
 			      flow_str(key, str, sizeof(str)), strerror(-s));

@@ -2,8 +2,9 @@
 /* udp.c - UDP flows between the guest and host sockets
  *
  * Theory of operation: a datagram from the guest to a peer finds or creates a
- * flow with its own socket, connected to the peer (the gateway address means
- * the host's loopback), so replies from that peer come back on it and go to
+ * flow with its own socket, bound to the guest's source port where the host
+ * has it free (peers may answer to that port alone), connected to the peer
+ * (the gateway address means the host's loopback), so replies from that peer come back on it and go to
  * the guest from the address it wrote to. A datagram to a forwarded port (-u)
  * arrives on the port's shared socket; it creates an inbound flow keyed by
  * the sender, and the guest's replies leave through the same shared socket
@@ -110,7 +111,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 		socklen_t sl;
 
 		s = ip_flow_sock(c, SOCK_DGRAM, IPPROTO_UDP, &key->paddr,
-				 key->pport, &sa, &sl);
+				 key->pport, key->gport, &sa, &sl);
 		if (s < 0 || connect(s, &sa.sa, sl)) {
 			err_ratelimit("UDP: socket for %s: %s",
 				      flow_str(key, str, sizeof(str)),
@@ -144,8 +145,8 @@ static const struct in6_addr dhcpv6_servers = {
 static bool udp_dhcp_input(struct ctx *c, const struct l3_info *l3,
 			   const struct udphdr *uh, struct pkt_view v)
 {
-	/* passt: DHCP from the guest, broadcast or to us, is ours to answer */
-	if (c->mode == MODE_PASST && !c->no_dhcp &&
+	/* DHCP from the guest, broadcast or to us, is ours to answer */
+	if (!c->no_dhcp &&
 	    ntohs(uh->dest) == DHCP_SERVER_PORT &&
 	    ntohs(uh->source) == DHCP_CLIENT_PORT &&
 	    (inany_equals4(&l3->dst, (struct in_addr){ htonl(INADDR_BROADCAST) }) ||

@@ -7,13 +7,13 @@
 # reaches H's own address), --map-host-loopback (192.0.2.99 reaches H's
 # loopback, the gateway no longer does), their exact command lines start,
 # and --netns: pasta joined to a namespace exits, releasing its ports, once
-# the namespace is deleted.
+# the namespace is deleted; UDP keeps the guest's source port.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-plan 11
+plan 12
 
 D=$WORK/u/srv; mkdir -m 0777 "$D"
 echo hello >"$D/hello.txt"
@@ -73,6 +73,21 @@ pasta_run rootlesskit 20 --stderr --ns-ifname=tap0 --mtu=65520 \
 	       ip -4 route | grep -q "default via 10.0.2.2"'
 ok $? "rootlesskit's command line starts, with its address and gateway" ||
 	diag_file "$WORK/rootlesskit.err"
+
+# UDP from the namespace keeps its source port where H has it free
+bg_r portecho "$PY" -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("'"$SRV_ADDR"'", 9999)); s.settimeout(25)
+while True:
+    d, peer = s.recvfrom(64); s.sendto(str(peer[1]).encode(), peer)'
+wait_udp "$NS_R" 9999 10
+pasta_run sport 20 -- "$PY" -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 40124)); s.settimeout(5)
+s.sendto(b"x", ("'"$SRV_ADDR"'", 9999)); print(s.recv(64).decode())'
+is "$(cat "$WORK/sport.out")" 40124 \
+	"UDP from source port 40124 leaves H from port 40124" ||
+	diag_file "$WORK/sport.err"
 
 # --netns: exit when the namespace goes, releasing the port
 NS_T=pt-t-$$
