@@ -181,7 +181,9 @@ static void usage(const char *name, FILE *f, int status)
 		"  -t, --tcp-ports SPEC   forward TCP ports to the guest, repeatable:\n"
 		"                         [ADDR[%%IFNAME]/]PORTS, PORTS comma-separated\n"
 		"                         PORT[:TO], FIRST-LAST[:TOFIRST-TOLAST] and\n"
-		"                         ~FIRST[-LAST] excludes; all (passt), none\n"
+		"                         ~FIRST[-LAST] excludes; all (passt), none,\n"
+		"                         auto (pasta, its default: the ports the\n"
+		"                         namespace listens on, followed each second)\n"
 		"  -u, --udp-ports SPEC   same for UDP\n"
 		"  -D, --dns ADDR         DNS server, IPv4 or IPv6, for DHCP, DHCPv6\n"
 		"                         and RAs (repeat; default: resolv.conf)\n"
@@ -251,6 +253,20 @@ static int conf_ulong(const char *s, unsigned long min, unsigned long max,
 }
 
 /**
+ * conf_for_mode() - refuse an option of the other mode
+ * @c:		execution context
+ * @mode:	the mode the option is for
+ * @opt:	option name
+ */
+static void conf_for_mode(const struct ctx *c, enum mode mode,
+			  const char *opt)
+{
+	if (c->mode != mode)
+		die("%s is for %s only", opt,
+		    mode == MODE_PASTA ? "pasta" : "passt");
+}
+
+/**
  * conf_fwd() - add a -t or -u forwarding rule
  * @c:		execution context
  * @opt:	't' or 'u'
@@ -261,9 +277,8 @@ static void conf_fwd(struct ctx *c, int opt, const char *spec)
 	struct fwd_table *t = opt == 't' ? c->fwd_tcp : c->fwd_udp;
 
 	if (!strcmp(spec, "auto")) {
-		warn("-%c auto: following the namespace's ports is not "
-		     "supported yet, nothing forwarded", opt);
-		t->set = true;
+		conf_for_mode(c, MODE_PASTA, opt == 't' ? "-t auto" : "-u auto");
+		t->auto_scan = t->set = true;
 		return;
 	}
 	if (fwd_parse(t, spec, c->mode == MODE_PASST))
@@ -651,20 +666,6 @@ static void conf_ifname(const char *opt, const char *s, char *dst)
 }
 
 /**
- * conf_for_mode() - refuse an option of the other mode
- * @c:		execution context
- * @mode:	the mode the option is for
- * @opt:	option name
- */
-static void conf_for_mode(const struct ctx *c, enum mode mode,
-			  const char *opt)
-{
-	if (c->mode != mode)
-		die("%s is for %s only", opt,
-		    mode == MODE_PASTA ? "pasta" : "passt");
-}
-
-/**
  * conf_option_net() - an option about addresses, names and links
  * @c:		execution context
  * @opt:	option
@@ -848,15 +849,23 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
  * conf_fwd_defaults() - what -t, -u, -T and -U mean when not given
  * @c:		execution context
  *
- * passt forwards nothing by default; pasta follows the ports the other
- * side listens on ("auto"), which is not there yet: nothing, as before.
+ * passt forwards nothing by default; pasta follows the ports the
+ * namespace listens on ("auto") unless -t or -u say otherwise.
  */
 static void conf_fwd_defaults(struct ctx *c)
 {
-	if (c->no_tcp)
+	if (c->mode == MODE_PASTA && !c->fwd_tcp->set)
+		c->fwd_tcp->auto_scan = true;
+	if (c->mode == MODE_PASTA && !c->fwd_udp->set)
+		c->fwd_udp->auto_scan = true;
+	if (c->no_tcp) {
 		c->fwd_tcp->n = 0;
-	if (c->no_udp)
+		c->fwd_tcp->auto_scan = false;
+	}
+	if (c->no_udp) {
 		c->fwd_udp->n = 0;
+		c->fwd_udp->auto_scan = false;
+	}
 }
 
 static void __attribute__((noreturn)) conf_version(const char *name)

@@ -406,7 +406,8 @@ static bool dhcp_opt_put(struct dhcp_out *o, uint8_t code, const void *val,
  * @a:		name server address
  *
  * Return: true unless it's 0.0.0.0 or on the host's loopback, other than
- *	   127.0.0.1 with the gateway mapped to it
+ *	   127.0.0.1 with an address standing for it (--map-host-loopback,
+ *	   by default the gateway)
  */
 static bool dhcp_dns_usable(const struct ctx *c, struct in_addr a)
 {
@@ -416,7 +417,8 @@ static bool dhcp_dns_usable(const struct ctx *c, struct in_addr a)
 		return false;
 	if ((h >> IN_CLASSA_NSHIFT) != IN_LOOPBACKNET)
 		return true;
-	return h == INADDR_LOOPBACK && !c->no_map_gw;
+	return h == INADDR_LOOPBACK &&
+	       inany_is_set(&c->map_host_lo[INANY_V4]);
 }
 
 /**
@@ -446,7 +448,8 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 		if (!dhcp_dns_usable(c, c->dns4[i]))
 			continue;
 		if (ntohl(c->dns4[i].s_addr) == INADDR_LOOPBACK)
-			dns[n++] = c->gw4;	/* mapped by udp.c */
+			/* what stands for the host's loopback (ip.c) */
+			dns[n++] = *inany_v4(&c->map_host_lo[INANY_V4]);
 		else
 			dns[n++] = c->dns4[i];
 	}

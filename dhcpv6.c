@@ -850,9 +850,10 @@ static bool dhcpv6_dns_usable(const struct ctx *c, const struct in6_addr *a,
 {
 	if (IN6_IS_ADDR_LOOPBACK(a)) {
 		/* the gateway address stands for the host's loopback */
-		if (c->no_map_gw || !dhcpv6_addr_global(&c->gw6))
+		if (!inany_is_set(&c->map_host_lo[INANY_V6]) ||
+		    !dhcpv6_addr_global(&c->map_host_lo[INANY_V6].a6))
 			return false;
-		*use = c->gw6;
+		*use = c->map_host_lo[INANY_V6].a6;
 		return true;
 	}
 	if (!dhcpv6_addr_global(a))

@@ -16,7 +16,10 @@
  * At start-up fwd_listen() opens one socket per rule and forwarded port, and
  * registers it with epoll under its index in a static listener table, which
  * holds the host port and the guest port: the TCP and UDP handlers need
- * nothing else. A port that can't be bound is fatal, naming the port and
+ * nothing else. pasta's "auto" instead follows the ports the namespace
+ * listens on, read every second from its /proc/net files (opened inside
+ * it, see pasta.c), opening and closing listeners as they come and go
+ * (fwd_auto_scan()); closed slots of the table are reused. A port that can't be bound is fatal, naming the port and
  * the address, after a second's retries (fwd_listen_port_retry()), except
  * for the "every port" forms, which skip ports already taken (and, like
  * upstream, the ephemeral range).
@@ -41,9 +44,14 @@
 #define FWD_EPHEMERAL_DEFAULT	32768
 #define FWD_BIND_RETRY_MS	1000	/* see fwd_listen_port_retry() */
 #define FWD_BIND_RETRY_STEP_MS	20
+#define FWD_SCAN_BUF		(64 * 1024)
+#define FWD_TCP_LISTEN		0x0a	/* TCP_LISTEN, include/net/tcp_states.h */
+#define FWD_UDP_CLOSE		0x07	/* TCP_CLOSE: bound, not connected */
 
 static struct fwd_listener fwd_listeners[FWD_LISTENERS_MAX];
 static unsigned int fwd_listeners_n;
+static uint32_t fwd_free[FWD_LISTENERS_MAX];	/* closed slots, for reuse */
+static unsigned int fwd_free_n;
 
 /**
  * fwd_port() - parse a whole port number, 1 to 65535
@@ -247,15 +255,16 @@ static unsigned int fwd_ephemeral_first(void)
  * @port:	host port
  * @to:		guest port
  *
- * Return: 0 on success, -errno if the port can't be bound
+ * Return: listener index, or -errno if the port can't be bound
  */
 static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
 			   uint16_t port, uint16_t to)
 {
-	struct fwd_listener *l = &fwd_listeners[fwd_listeners_n];
+	uint32_t idx = fwd_free_n ? fwd_free[fwd_free_n - 1] : fwd_listeners_n;
+	struct fwd_listener *l = &fwd_listeners[idx];
 	int s;
 
-	if (fwd_listeners_n == FWD_LISTENERS_MAX)
+	if (idx == FWD_LISTENERS_MAX)
 		return -EMFILE;
 	s = ip_sock_bind(c, type, r->addr_set ? &r->addr : NULL, r->ifname,
 			 port);
@@ -270,8 +279,30 @@ static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
 	*l = (struct fwd_listener){ .fd = s, .port = port, .to = to };
 	epoll_ref_add(c, s, type == SOCK_STREAM ? EPOLL_TYPE_TCP_LISTEN :
 						  EPOLL_TYPE_UDP_LISTEN,
-		      fwd_listeners_n++, EPOLLIN);
-	return 0;
+		      idx, EPOLLIN);
+	if (fwd_free_n && idx == fwd_free[fwd_free_n - 1])
+		fwd_free_n--;
+	else
+		fwd_listeners_n++;
+	return idx;
+}
+
+/**
+ * fwd_listener_close() - stop forwarding a port, free its slot
+ * @c:		execution context
+ * @idx:	listener index
+ *
+ * An event of the same batch may still name the slot: handlers check that
+ * its socket is still the one of the event.
+ */
+static void fwd_listener_close(struct ctx *c, uint32_t idx)
+{
+	struct fwd_listener *l = &fwd_listeners[idx];
+
+	epoll_ref_del(c, l->fd);
+	close(l->fd);
+	l->fd = -1;
+	fwd_free[fwd_free_n++] = idx;
 }
 
 /**
@@ -288,7 +319,7 @@ static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
  * for some milliseconds. A port named explicitly is tried again for up to
  * FWD_BIND_RETRY_MS; one of the "every port" forms is skipped at once.
  *
- * Return: 0 on success, -errno if the port can't be bound
+ * Return: listener index, or -errno if the port can't be bound
  */
 static int fwd_listen_port_retry(struct ctx *c, const struct fwd_rule *r,
 				 int type, uint16_t port, uint16_t to)
@@ -325,9 +356,10 @@ void fwd_listen(struct ctx *c, const struct fwd_table *t, int type)
 			if (to < 0 || (r->all && port >= ephemeral))
 				continue;
 			ret = fwd_listen_port_retry(c, r, type, port, to);
-			if (ret == -EADDRINUSE && r->all)
+			/* "every port": not those taken, or privileged */
+			if ((ret == -EADDRINUSE || ret == -EACCES) && r->all)
 				continue;
-			if (ret)
+			if (ret < 0)
 				die("%s: can't forward port %u on %s%s%s: %s",
 				    proto, port, a, r->ifname[0] ? "%" : "",
 				    r->ifname, strerror(-ret));
@@ -345,4 +377,121 @@ const struct fwd_listener *fwd_listener_at(uint32_t idx)
 {
 	assert(idx < fwd_listeners_n);
 	return &fwd_listeners[idx];
+}
+
+/**
+ * fwd_scan_line() - the port of a listening socket in a /proc/net line
+ * @line:	line of /proc/net/tcp, tcp6, udp or udp6
+ * @tcp:	the line is TCP's
+ *
+ * A TCP socket listens in state LISTEN (0x0A); a UDP one is bound and
+ * unconnected in state CLOSE (0x07) with no remote port.
+ *
+ * Return: local port, 0 if the line is not such a socket
+ */
+static unsigned int fwd_scan_line(const char *line, bool tcp)
+{
+	unsigned int lport, rport, state;
+
+	if (sscanf(line, "%*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%x %x",
+		   &lport, &rport, &state) != 3 || lport > UINT16_MAX)
+		return 0;
+	if (tcp ? state != FWD_TCP_LISTEN : state != FWD_UDP_CLOSE || rport)
+		return 0;
+	return lport;
+}
+
+/**
+ * fwd_scan_file() - mark the ports sockets listen on in a /proc/net file
+ * @fd:		the file, opened in the namespace
+ * @tcp:	it is tcp or tcp6, not udp or udp6
+ * @map:	bitmap of ports, bits set
+ */
+static void fwd_scan_file(int fd, bool tcp, uint8_t *map)
+{
+	static char buf[FWD_SCAN_BUF];
+	size_t have = 0;
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET))
+		return;
+	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		char *line = buf, *nl;
+
+		have += n;
+		buf[have] = 0;
+		while ((nl = strchr(line, '\n'))) {
+			unsigned int port;
+
+			*nl = 0;
+			port = fwd_scan_line(line, tcp);
+			if (port)
+				map[port / 8] |= 1 << (port % 8);
+			line = nl + 1;
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;	/* no line is that long: skip it */
+	}
+}
+
+/**
+ * fwd_auto_table() - follow the namespace's listening ports, one protocol
+ * @c:		execution context
+ * @t:		the protocol's rules, with "auto"
+ * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
+ *
+ * A port the namespace listens on is forwarded from the same host port, on
+ * every address, unless a rule given explicitly covers it or it is in the
+ * ephemeral range (a client's unconnected UDP socket is no service); one
+ * it no longer listens on is released. A host port that can't be bound (the
+ * host's own services) is tried again at the next scan.
+ */
+static void fwd_auto_table(struct ctx *c, struct fwd_table *t, int type)
+{
+	static uint8_t map[(UINT16_MAX + 1) / 8];
+	static unsigned int ephemeral;
+	static const struct fwd_rule any;
+	unsigned int port, i;
+
+	if (!ephemeral)
+		ephemeral = fwd_ephemeral_first();
+	memset(map, 0, sizeof(map));
+	for (i = 0; i < ARRAY_SIZE(t->scan_fd); i++)
+		fwd_scan_file(t->scan_fd[i], type == SOCK_STREAM, map);
+
+	for (port = 1; port <= UINT16_MAX; port++) {
+		bool want = map[port / 8] & (1 << (port % 8)) &&
+			    port < ephemeral;
+		int idx;
+
+		for (i = 0; want && i < t->n; i++)
+			want = fwd_rule_to(&t->rules[i], port) < 0;
+		if (want && !t->auto_idx[port]) {
+			idx = fwd_listen_port(c, &any, type, port, port);
+			if (idx >= 0)
+				t->auto_idx[port] = idx + 1;
+		} else if (!want && t->auto_idx[port]) {
+			fwd_listener_close(c, t->auto_idx[port] - 1);
+			t->auto_idx[port] = 0;
+		}
+	}
+}
+
+/**
+ * fwd_auto_scan() - pasta's "auto": look at the namespace's ports each second
+ * @c:		execution context
+ */
+void fwd_auto_scan(struct ctx *c)
+{
+	static int64_t next;
+
+	if (c->now < next)
+		return;
+	next = c->now + MS_PER_S;
+	if (c->fwd_tcp->auto_scan)
+		fwd_auto_table(c, c->fwd_tcp, SOCK_STREAM);
+	if (c->fwd_udp->auto_scan)
+		fwd_auto_table(c, c->fwd_udp, SOCK_DGRAM);
 }

@@ -55,11 +55,18 @@ struct fwd_rule {
  * @rules:	rules, in the order given
  * @n:		how many
  * @set:	an option was given (even "none")
+ * @auto_scan:	pasta's "auto": follow the ports the namespace listens on
+ * @scan_fd:	/proc/net/tcp or udp of the namespace, IPv4 and IPv6, -1 if
+ *		not open
+ * @auto_idx:	listener index + 1 of each port forwarded by "auto", 0 if none
  */
 struct fwd_table {
 	struct fwd_rule rules[FWD_RULES_MAX];
 	unsigned int n;
 	bool set;
+	bool auto_scan;
+	int scan_fd[2];
+	uint32_t auto_idx[UINT16_MAX + 1];
 };
 
 /**
@@ -75,6 +82,7 @@ struct fwd_listener {
 };
 
 int fwd_parse(struct fwd_table *t, const char *spec, bool passt);
+void fwd_auto_scan(struct ctx *c);
 int fwd_rule_to(const struct fwd_rule *r, unsigned int port);
 void fwd_listen(struct ctx *c, const struct fwd_table *t, int type);
 const struct fwd_listener *fwd_listener_at(uint32_t idx);

@@ -479,9 +479,9 @@ static bool ndp_dns_usable(const struct ctx *c, const struct in6_addr *a,
 			   struct in6_addr *use)
 {
 	if (IN6_IS_ADDR_LOOPBACK(a)) {
-		if (c->no_map_gw || IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
+		if (!inany_is_set(&c->map_host_lo[INANY_V6]))
 			return false;
-		*use = c->gw6;
+		*use = c->map_host_lo[INANY_V6].a6;
 		return true;
 	}
 	if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a) ||

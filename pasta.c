@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "ip.h"
+#include "fwd.h"
 #include "log.h"
 #include "netlink.h"
 #include "passt.h"
@@ -113,6 +114,32 @@ static int pasta_tap_mac_set(const struct ctx *c, int fd, struct ifreq *ifr)
 }
 
 /**
+ * pasta_scan_open() - open the namespace's /proc/net files for "auto"
+ * @t:		a protocol's forwarding rules
+ * @proto:	"tcp" or "udp"
+ *
+ * Opened from inside the namespace, they keep showing its sockets: we read
+ * them from ours, every second (fwd_auto_scan()).
+ *
+ * Return: 0 on success or without "auto", -errno on failure
+ */
+static int pasta_scan_open(struct fwd_table *t, const char *proto)
+{
+	static const char *const fmt[] = { "/proc/self/net/%s",
+					    "/proc/self/net/%s6" };
+	char path[32];
+	unsigned int i;
+
+	for (i = 0; t->auto_scan && i < ARRAY_SIZE(t->scan_fd); i++) {
+		snprintf(path, sizeof(path), fmt[i], proto);
+		t->scan_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->scan_fd[i] < 0 && !i)	/* IPv6 may be off */
+			return -errno;
+	}
+	return 0;
+}
+
+/**
  * pasta_open_in_ns() - open tap and netlink socket, run via ns_call()
  * @arg:	execution context
  *
@@ -144,7 +171,10 @@ static int pasta_open_in_ns(void *arg)
 		warn("tap checksum offload: %s", strerror(errno));
 
 	pasta_nl_ns = nl_open();
-	return pasta_nl_ns < 0 ? pasta_nl_ns : 0;
+	if (pasta_nl_ns < 0)
+		return pasta_nl_ns;
+	return pasta_scan_open(c->fwd_tcp, "tcp") ?:
+	       pasta_scan_open(c->fwd_udp, "udp");
 }
 
 static void pasta_write_file(const char *path, const char *s)

@@ -1364,6 +1364,8 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 	int i;
 
 	(void)events;
+	if (l->fd != ref.fd)
+		return;		/* closed earlier in this batch */
 	for (i = 0; i < 64; i++) {
 		union sockaddr_inany sa;
 		socklen_t sl = sizeof(sa);

@@ -335,8 +335,10 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  */
 void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
-	if (events & EPOLLIN)
-		udp_recv_to_tap(c, ref.fd, NULL, fwd_listener_at(ref.index));
+	const struct fwd_listener *l = fwd_listener_at(ref.index);
+
+	if ((events & EPOLLIN) && l->fd == ref.fd)
+		udp_recv_to_tap(c, ref.fd, NULL, l);
 }
 
 /**

@@ -558,6 +558,8 @@ static void test_resolv(void)
 	longline[sizeof(longline) - 1] = '\0';
 
 	memset(&t, 0, sizeof(t));
+	/* The gateway stands for the host's loopback, as conf() sets it */
+	inany_from_v4(&t.map_host_lo[INANY_V4], c.gw4);
 	write_file(path, "# comment\n; nameserver 192.0.2.9\n"
 			 "nameserver 2001:db8::1\n"
 			 "nameserver 127.0.0.53\n"
@@ -626,6 +628,7 @@ int main(void)
 	c.mtu = 65520;
 	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
 	inet_pton(AF_INET, "203.0.113.2", &c.gw4);
+	inany_from_v4(&c.map_host_lo[INANY_V4], c.gw4);
 	c.prefix4 = 24;
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	memcpy(c.mac_guest, guest_mac, 6);

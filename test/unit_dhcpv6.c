@@ -1048,6 +1048,7 @@ int main(void)
 	inet_pton(AF_INET6, GUEST_ADDR, &c.addr6);
 	c.prefix6 = 64;
 	inet_pton(AF_INET6, "2001:db8::1", &c.gw6);
+	c.map_host_lo[INANY_V6].a6 = c.gw6;	/* as conf() sets it */
 	inet_pton(AF_INET6, OUR_LL, &c.ll6_ours);
 	c.dns6_n = 3;
 	inet_pton(AF_INET6, "2001:db8::53", &c.dns6[0]);

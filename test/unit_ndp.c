@@ -691,6 +691,7 @@ static void test_ra_config(void)
 	c.dns6_n = 1;
 	c.dns6[0] = a6("::1");
 	c.no_map_gw = true;
+	memset(&c.map_host_lo, 0, sizeof(c.map_host_lo));
 	c.dns_search_n = 2;
 	strcpy(c.dns_search[0], "bad..example");
 	strcpy(c.dns_search[1], ".");
@@ -887,6 +888,7 @@ int main(void)
 	c.addr6 = a6("2001:db8::1");
 	c.prefix6 = 64;
 	c.gw6 = a6("2001:db8::2");
+	c.map_host_lo[INANY_V6].a6 = c.gw6;	/* as conf() sets it */
 	c.ll6_ours = a6("fe80::1");
 	c.addr6_ll_seen = a6("fe80::ff:fe00:1");
 	memcpy(c.mac_ours, our_mac, 6);
