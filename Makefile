@@ -69,4 +69,21 @@ bench-quick: setup all test/delayline
 clean:
 	rm -rf passt pasta test/san $(TEST_BINS)
 
-.PHONY: all setup check demo bench bench-quick clean
+# Installation: DESTDIR stages the tree (packaging), PREFIX, BINDIR and
+# MANDIR place it. pasta is a symbolic link to passt, beside it
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+install: passt doc/passt.1 doc/pasta.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 passt $(DESTDIR)$(BINDIR)/passt
+	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
+	install -m 644 doc/passt.1 doc/pasta.1 $(DESTDIR)$(MANDIR)/man1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/passt $(DESTDIR)$(BINDIR)/pasta \
+	      $(DESTDIR)$(MANDIR)/man1/passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
+
+.PHONY: all setup check demo bench bench-quick clean install uninstall
