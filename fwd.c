@@ -21,8 +21,9 @@
  * it, see pasta.c), opening and closing listeners as they come and go
  * (fwd_auto_scan()); closed slots of the table are reused. A port that can't be bound is fatal, naming the port and
  * the address, after a second's retries (fwd_listen_port_retry()), except
- * for the "every port" forms, which skip ports already taken (and, like
- * upstream, the ephemeral range).
+ * for the "every port" forms, which skip ports already taken, privileged
+ * ones an ordinary user can't bind, and, like upstream, the ephemeral
+ * range.
  */
 
 #include <errno.h>
@@ -41,7 +42,8 @@
 
 #define FWD_SPEC_MAX		BUFSIZ
 #define FWD_EPHEMERAL_PATH	"/proc/sys/net/ipv4/ip_local_port_range"
-#define FWD_EPHEMERAL_DEFAULT	32768
+#define FWD_EPHEMERAL_FIRST	32768	/* the kernel's default range */
+#define FWD_EPHEMERAL_LAST	60999
 #define FWD_BIND_RETRY_MS	1000	/* see fwd_listen_port_retry() */
 #define FWD_BIND_RETRY_STEP_MS	20
 #define FWD_SCAN_BUF		(64 * 1024)
@@ -230,21 +232,33 @@ int fwd_rule_to(const struct fwd_rule *r, unsigned int port)
 }
 
 /**
- * fwd_ephemeral_first() - first port of the host's ephemeral range
+ * fwd_is_ephemeral() - is a port in the host's ephemeral range?
+ * @port:	port
  *
- * Return: from ip_local_port_range, or the kernel's default
+ * The range is read once, from ip_local_port_range, or is the kernel's
+ * default.
+ *
+ * Return: true if it is
  */
-static unsigned int fwd_ephemeral_first(void)
+static bool fwd_is_ephemeral(unsigned int port)
 {
-	unsigned int first = FWD_EPHEMERAL_DEFAULT;
-	FILE *f = fopen(FWD_EPHEMERAL_PATH, "re");
+	static unsigned int first, last;
+	FILE *f;
 
-	if (f) {
-		if (fscanf(f, "%u", &first) != 1 || !first)
-			first = FWD_EPHEMERAL_DEFAULT;
-		fclose(f);
+	if (!first) {
+		first = FWD_EPHEMERAL_FIRST;
+		last = FWD_EPHEMERAL_LAST;
+		f = fopen(FWD_EPHEMERAL_PATH, "re");
+		if (f) {
+			if (fscanf(f, "%u %u", &first, &last) != 2 ||
+			    !first || last < first) {
+				first = FWD_EPHEMERAL_FIRST;
+				last = FWD_EPHEMERAL_LAST;
+			}
+			fclose(f);
+		}
 	}
-	return first;
+	return port >= first && port <= last;
 }
 
 /**
@@ -342,7 +356,7 @@ static int fwd_listen_port_retry(struct ctx *c, const struct fwd_rule *r,
 void fwd_listen(struct ctx *c, const struct fwd_table *t, int type)
 {
 	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
-	unsigned int i, port, ephemeral = fwd_ephemeral_first();
+	unsigned int i, port;
 
 	for (i = 0; i < t->n; i++) {
 		const struct fwd_rule *r = &t->rules[i];
@@ -353,7 +367,7 @@ void fwd_listen(struct ctx *c, const struct fwd_table *t, int type)
 		for (port = 1; port <= UINT16_MAX; port++) {
 			int to = fwd_rule_to(r, port), ret;
 
-			if (to < 0 || (r->all && port >= ephemeral))
+			if (to < 0 || (r->all && fwd_is_ephemeral(port)))
 				continue;
 			ret = fwd_listen_port_retry(c, r, type, port, to);
 			/* "every port": not those taken, or privileged */
@@ -451,19 +465,16 @@ static void fwd_scan_file(int fd, bool tcp, uint8_t *map)
 static void fwd_auto_table(struct ctx *c, struct fwd_table *t, int type)
 {
 	static uint8_t map[(UINT16_MAX + 1) / 8];
-	static unsigned int ephemeral;
 	static const struct fwd_rule any;
 	unsigned int port, i;
 
-	if (!ephemeral)
-		ephemeral = fwd_ephemeral_first();
 	memset(map, 0, sizeof(map));
 	for (i = 0; i < ARRAY_SIZE(t->scan_fd); i++)
 		fwd_scan_file(t->scan_fd[i], type == SOCK_STREAM, map);
 
 	for (port = 1; port <= UINT16_MAX; port++) {
 		bool want = map[port / 8] & (1 << (port % 8)) &&
-			    port < ephemeral;
+			    !fwd_is_ephemeral(port);
 		int idx;
 
 		for (i = 0; want && i < t->n; i++)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -140,6 +141,24 @@ static void daemonise(const struct ctx *c)
 }
 
 /**
+ * nofile_raise() - take the hard limit of open files as the soft one
+ *
+ * Forwarded ports and flows hold a socket each: a soft limit of 1024 is
+ * far below what "all" or a few thousand connections need.
+ */
+static void nofile_raise(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) || lim.rlim_cur == lim.rlim_max)
+		return;
+	lim.rlim_cur = lim.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &lim))
+		warn("Can't raise the open files limit to %llu: %s",
+		     (unsigned long long)lim.rlim_max, strerror(errno));
+}
+
+/**
  * loop_timeout() - how long epoll_wait() may sleep
  * @next:	next timer deadline (ms), INT64_MAX if none
  * @now:	current time (ms)
@@ -237,6 +256,7 @@ int main(int argc, char **argv)
 	memset(c.mac_guest, 0xff, ETH_ADDR_LEN);
 
 	conf(&c, argc, argv);
+	nofile_raise();
 	log_setup(c.debug, c.quiet);
 	if (c.log_file[0])
 		log_to_file(c.log_file);

@@ -26,6 +26,8 @@
 
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=test/guest/qemu.sh
+. "$TESTDIR/guest/qemu.sh"
 
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -79,9 +81,6 @@ wait_tcp "$NS_R" 5201 10 "$SRV_ADDR6" || stop "iperf3 server (IPv6)"
 
 # --- helpers ----------------------------------------------------------------------
 
-BIOS=()
-[ -f /usr/share/qemu/qboot.rom ] && BIOS=(-bios /usr/share/qemu/qboot.rom)
-
 # passt_start NAME SOCK [OPTS...] - passt in H in the foreground (debug log
 # in $WORK/NAME.log), PID in PASST_PID; returns non-zero unless the socket
 # shows up within 10 s
@@ -93,52 +92,6 @@ passt_start() {
 		-D "$DNS" -D "$DNS6" -S "$SEARCH" ${PASST_OPTS:-} "$@"
 	PASST_PID=$BG_PID
 	_poll 10 test -S "$sock"
-}
-
-# qemu_bg NAME SECS SOCK ARGS... - boot the guest in H in the background,
-# attached to SOCK, pt.* ARGS on its command line; serial console in
-# $WORK/NAME.console; PID (of timeout(1)) in QEMU_PID
-qemu_bg() {
-	local name=$1 secs=$2 sock=$3
-	shift 3
-	ip netns exec "$NS_H" timeout -k 5 "$secs" "$QEMU" -accel tcg \
-		"${BIOS[@]}" -m 256 -nographic -nodefaults -serial stdio \
-		-monitor none -no-reboot \
-		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 quiet panic=-1 $*" \
-		-netdev "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" \
-		-device virtio-net-pci,netdev=n0,romfile= \
-		</dev/null >"$WORK/$name.console" 2>"$WORK/$name.qemu.err" &
-	QEMU_PID=$!
-	_PGIDS+=("$QEMU_PID")
-}
-
-# qemu_wait NAME - wait for the guest to power off; its console, without CRs,
-# in $WORK/NAME.out; returns QEMU's exit status
-qemu_wait() {
-	local rc
-	wait "$QEMU_PID"
-	rc=$?
-	tr -d '\r' <"$WORK/$1.console" >"$WORK/$1.out"
-	return $rc
-}
-
-# result NAME OUT - "ok", "fail DETAIL" or "missing" for PT-RESULT NAME
-result() {
-	local r
-	r=$(tr -d '\r' <"$2" | sed -n "s/^PT-RESULT \(ok\|fail\) $1\( \|$\)/\1 /p" | tail -n1)
-	r=${r% }
-	echo "${r:-missing}"
-}
-
-# fact KEY OUT - the value of PT-FACT KEY=...
-fact() {
-	tr -d '\r' <"$2" | sed -n "s/^PT-FACT $1=//p" | tail -n1
-}
-
-# uptime_of MARK OUT - guest uptime at PT-BOOT or PT-DONE
-uptime_of() {
-	tr -d '\r' <"$2" | sed -n "s/^PT-$1 uptime=//p" | tail -n1
 }
 
 # same_net6 ADDR/PLEN ADDR/PLEN - both in the same prefix, of the same length

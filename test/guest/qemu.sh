@@ -1,0 +1,87 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test/guest/qemu.sh - boot the test guest under QEMU, read its console
+#
+# Sourced, after test/lib.sh, by the tests that run a QEMU guest on passt
+# (test/95-passt-qemu.t, test/98-callers.t). Needs $QEMU (the binary),
+# $KERNEL and $INITRD (from test/guest/build.sh), $NS_H and $WORK. The
+# guest and the console lines it prints: test/guest/init, doc/passt-guest.md.
+#
+# Functions:
+#   qemu_argv NETDEV ARGS...  QEMU_ARGV: QEMU booting the guest under TCG,
+#                             its virtio-net NIC on -netdev NETDEV (whose
+#                             id must be n0), ARGS (pt.KEY=VALUE) appended
+#                             to the kernel command line
+#   qemu_bg_cmd NAME SECS CMD...
+#                             CMD (QEMU_ARGV, or something that execs it)
+#                             as root in H in the background, bounded by
+#                             SECS; serial console in $WORK/NAME.console,
+#                             stderr in $WORK/NAME.qemu.err; PID (of
+#                             timeout(1)) in QEMU_PID, killed by cleanup
+#   qemu_bg NAME SECS SOCK ARGS...
+#                             the guest attached to passt's UNIX socket SOCK
+#                             (-netdev stream, as libvirt does)
+#   qemu_wait NAME            wait for the guest to power off; its console,
+#                             without CRs, in $WORK/NAME.out; returns QEMU's
+#                             exit status
+#   result NAME OUT           "ok", "fail DETAIL" or "missing" for
+#                             PT-RESULT NAME in the console output OUT
+#   fact KEY OUT              the value of PT-FACT KEY=... in OUT
+#   uptime_of BOOT|DONE OUT   guest uptime at PT-BOOT or PT-DONE
+
+QEMU=${QEMU:-qemu-system-x86_64}
+BIOS=()
+[ -f /usr/share/qemu/qboot.rom ] && BIOS=(-bios /usr/share/qemu/qboot.rom)
+
+qemu_argv() {
+	local netdev=$1
+	shift
+	# shellcheck disable=SC2054  # commas within QEMU's option values
+	QEMU_ARGV=("$QEMU" -accel tcg
+		"${BIOS[@]}" -m 256 -nographic -nodefaults -serial stdio
+		-monitor none -no-reboot
+		-kernel "$KERNEL" -initrd "$INITRD"
+		-append "console=ttyS0 quiet panic=-1 $*"
+		-netdev "$netdev"
+		-device virtio-net-pci,netdev=n0,romfile=)
+}
+
+qemu_bg_cmd() {
+	local name=$1 secs=$2
+	shift 2
+	ip netns exec "$NS_H" timeout -k 5 "$secs" "$@" \
+		</dev/null >"$WORK/$name.console" 2>"$WORK/$name.qemu.err" &
+	QEMU_PID=$!
+	_PGIDS+=("$QEMU_PID")
+}
+
+qemu_bg() {
+	local name=$1 secs=$2 sock=$3
+	shift 3
+	qemu_argv "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" "$@"
+	qemu_bg_cmd "$name" "$secs" "${QEMU_ARGV[@]}"
+}
+
+qemu_wait() {
+	local rc
+	wait "$QEMU_PID"
+	rc=$?
+	tr -d '\r' <"$WORK/$1.console" >"$WORK/$1.out"
+	return $rc
+}
+
+result() {
+	local r
+	r=$(tr -d '\r' <"$2" | sed -n "s/^PT-RESULT \(ok\|fail\) $1\( \|$\)/\1 /p" | tail -n1)
+	r=${r% }
+	echo "${r:-missing}"
+}
+
+fact() {
+	tr -d '\r' <"$2" | sed -n "s/^PT-FACT $1=//p" | tail -n1
+}
+
+uptime_of() {
+	tr -d '\r' <"$2" | sed -n "s/^PT-$1 uptime=//p" | tail -n1
+}
