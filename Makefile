@@ -8,7 +8,7 @@ SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
 SRCS = arp.c checksum.c conf.c dhcp.c dhcpv6.c dns.c flow.c fwd.c icmp.c inany.c ip.c log.c netlink.c \
-       ndp.c passt.c pasta.c pcap.c pkt.c tap.c tcp.c udp.c util.c
+       ndp.c passt.c pasta.c pcap.c pkt.c splice.c tap.c tcp.c udp.c util.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
 
@@ -30,7 +30,7 @@ test/san/pasta: test/san/passt
 	ln -sf passt $@
 
 # Unit tests, with the daemon's code and the shared test helpers
-UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd
+UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd test/unit_conf
 $(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SRCS) $(HDRS)
 	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< test/unit_lib.c $(LIB_SRCS)
 

@@ -215,8 +215,9 @@ static void usage(const char *name, FILE *f, int status)
 		"      --userns PATH      join this user namespace first\n"
 		"      --netns-only       don't join the target's user namespace\n"
 		"      --no-netns-quit    don't exit when the namespace goes away\n"
-		"  -T, -U SPEC            namespace-to-host forwarding: none, auto\n"
-		"                         (auto: not yet, nothing forwarded)\n"
+		"  -T, --tcp-ns SPEC      forward TCP ports of the namespace to the\n"
+		"                         host's loopback, as -t; auto: not yet\n"
+		"  -U, --udp-ns SPEC      none, or auto: not yet\n"
 		"passt only:\n"
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
@@ -458,15 +459,14 @@ static void conf_family_check(struct ctx *c)
  * conf_map_defaults() - what the guest reaches the host and DNS through
  * @c:		execution context
  *
- * The gateway stands for the host's loopback unless --no-map-gw or
- * --map-host-loopback; with --dns-forward and no -D of its family, the
+ * The gateway stands for the host's loopback, in each family that
+ * --map-host-loopback gives no address for, unless --no-map-gw (or
+ * --map-host-loopback none); with --dns-forward and no -D of its family, the
  * guest is told to use the --dns-forward address (DHCP, DHCPv6, RAs).
  */
 static void conf_map_defaults(struct ctx *c)
 {
-	if (c->no_map_gw) {
-		memset(c->map_host_lo, 0, sizeof(c->map_host_lo));
-	} else {
+	if (!c->no_map_gw) {
 		if (!inany_is_set(&c->map_host_lo[INANY_V4]) && !c->ip4_off)
 			inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
 		if (!inany_is_set(&c->map_host_lo[INANY_V6]) && !c->ip6_off)
@@ -519,13 +519,12 @@ static void conf_host_defaults(struct ctx *c)
  */
 static void conf_dns(struct ctx *c, const char *s)
 {
-	if (!strcmp(s, "none")) {
-		c->no_dhcp_dns = true;
-		return;
-	}
 	struct in6_addr a6;
 	struct in_addr a4;
 
+	c->no_dhcp_dns = !strcmp(s, "none");	/* the last -D decides */
+	if (c->no_dhcp_dns)
+		return;
 	if (conf_addr("-D", s, &a4, &a6) == AF_INET) {
 		if (c->dns4_n == DNS4_MAX)
 			die("Too many IPv4 DNS servers with -D: at most %d",
@@ -549,10 +548,9 @@ static void conf_search(struct ctx *c, const char *s)
 	char buf[DNS_SEARCH_MAX * DNS_NAME_MAX], *d, *save;
 
 	c->dns_search_n = 0;
-	if (!strcmp(s, "none")) {
-		c->no_dhcp_search = true;
+	c->no_dhcp_search = !strcmp(s, "none");	/* the last -S decides */
+	if (c->no_dhcp_search)
 		return;
-	}
 	if (strlen(s) >= sizeof(buf))
 		die("Search list too long for -S: %s", s);
 	strcpy(buf, s);
@@ -651,11 +649,21 @@ static void conf_addr_pair(const char *opt, const char *s,
  */
 static void conf_mac(const char *opt, const char *s, uint8_t *mac)
 {
-	char end;
+	static const char hex[] = "0123456789abcdef";
+	unsigned int i;
 
-	if (sscanf(s, "%2hhx:%2hhx:%2hhx:%2hhx:%2hhx:%2hhx%c", &mac[0],
-		   &mac[1], &mac[2], &mac[3], &mac[4], &mac[5], &end) != 6)
+	/* Exactly xx:xx:xx:xx:xx:xx, two hexadecimal digits each */
+	for (i = 0; i < ETH_ADDR_LEN * 3 - 1; i++) {
+		char ch = s[i] | 0x20;	/* lower case, and ':' stays ':' */
+
+		if (i % 3 == 2 ? s[i] != ':' : !ch || !strchr(hex, ch))
+			die("Invalid MAC address for %s: %s", opt, s);
+	}
+	if (s[i])
 		die("Invalid MAC address for %s: %s", opt, s);
+	for (i = 0; i < ETH_ADDR_LEN; i++)
+		mac[i] = (strchr(hex, s[i * 3] | 0x20) - hex) << 4 |
+			 (strchr(hex, s[i * 3 + 1] | 0x20) - hex);
 }
 
 static void conf_ifname(const char *opt, const char *s, char *dst)
@@ -719,11 +727,13 @@ static bool conf_option_net(struct ctx *c, int opt, const char *arg)
 		conf_addr_inany("--dns-host", arg, &c->dns_host);
 		break;
 	case OPT_MAP_HOST_LOOPBACK:
-		if (!strcmp(arg, "none"))
+		if (!strcmp(arg, "none")) {	/* as --no-map-gw */
 			c->no_map_gw = true;
-		else
+			memset(c->map_host_lo, 0, sizeof(c->map_host_lo));
+		} else {
 			conf_addr_pair("--map-host-loopback", arg,
 				       c->map_host_lo);
+		}
 		break;
 	case OPT_MAP_GUEST_ADDR:
 		conf_addr_pair("--map-guest-addr", arg, c->map_guest);
@@ -810,11 +820,14 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
 		conf_fwd(c, opt, arg);
 		break;
 	case 'T':
+		conf_for_mode(c, MODE_PASTA, "-T");
+		if (strcmp(arg, "auto") && fwd_parse(c->fwd_tcp_ns, arg, false))
+			die("Invalid port specification for -T: %s", arg);
+		break;
 	case 'U':
-		conf_for_mode(c, MODE_PASTA, opt == 'T' ? "-T" : "-U");
+		conf_for_mode(c, MODE_PASTA, "-U");
 		if (strcmp(arg, "none") && strcmp(arg, "auto"))
-			die("-%c %s: only none and auto are supported", opt,
-			    arg);
+			die("-U %s: only none and auto are supported", arg);
 		break;
 	case 'I':
 		conf_for_mode(c, MODE_PASTA, "-I");

@@ -241,6 +241,9 @@ void flow_defer_free(struct ctx *c)
 		case FLOW_PING:
 			icmp_flow_free(c, i);
 			break;
+		case FLOW_SPLICE:
+			splice_flow_free(c, i);
+			break;
 		default:
 			assert(0);
 		}

@@ -16,6 +16,7 @@ enum flow_type {
 	FLOW_TCP,
 	FLOW_UDP,
 	FLOW_PING,
+	FLOW_SPLICE,
 	FLOW_TYPE_MAX,
 };
 
@@ -74,6 +75,7 @@ void tcp_flow_free(struct ctx *c, int idx);
 void tcp_flow_abort(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
 void icmp_flow_free(struct ctx *c, int idx);
+void splice_flow_free(struct ctx *c, int idx);
 
 #define FLOW_STRLEN	128
 

@@ -6,6 +6,7 @@
 #include "tcp_conn.h"
 #include "udp_flow.h"
 #include "icmp_flow.h"
+#include "splice_flow.h"
 
 /**
  * union flow - an entry of the flow table: the common header comes first
@@ -15,6 +16,7 @@ union flow {
 	struct tcp_conn tcp;
 	struct udp_flow udp;
 	struct icmp_flow icmp;
+	struct splice_flow splice;
 };
 
 extern union flow flowtab[FLOW_MAX];

@@ -266,13 +266,14 @@ static bool fwd_is_ephemeral(unsigned int port)
  * @c:		execution context
  * @r:		rule
  * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @ev_type:	enum epoll_type of the listener
  * @port:	host port
  * @to:		guest port
  *
  * Return: listener index, or -errno if the port can't be bound
  */
 static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
-			   uint16_t port, uint16_t to)
+			   enum epoll_type ev_type, uint16_t port, uint16_t to)
 {
 	uint32_t idx = fwd_free_n ? fwd_free[fwd_free_n - 1] : fwd_listeners_n;
 	struct fwd_listener *l = &fwd_listeners[idx];
@@ -291,9 +292,7 @@ static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
 	if (s < 0)
 		return s;
 	*l = (struct fwd_listener){ .fd = s, .port = port, .to = to };
-	epoll_ref_add(c, s, type == SOCK_STREAM ? EPOLL_TYPE_TCP_LISTEN :
-						  EPOLL_TYPE_UDP_LISTEN,
-		      idx, EPOLLIN);
+	epoll_ref_add(c, s, ev_type, idx, EPOLLIN);
 	if (fwd_free_n && idx == fwd_free[fwd_free_n - 1])
 		fwd_free_n--;
 	else
@@ -325,6 +324,7 @@ static void fwd_listener_close(struct ctx *c, uint32_t idx)
  * @c:		execution context
  * @r:		rule
  * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @ev_type:	enum epoll_type of the listener
  * @port:	host port
  * @to:		guest port
  *
@@ -336,12 +336,14 @@ static void fwd_listener_close(struct ctx *c, uint32_t idx)
  * Return: listener index, or -errno if the port can't be bound
  */
 static int fwd_listen_port_retry(struct ctx *c, const struct fwd_rule *r,
-				 int type, uint16_t port, uint16_t to)
+				 int type, enum epoll_type ev_type,
+				 uint16_t port, uint16_t to)
 {
 	int64_t until = now_ms() + FWD_BIND_RETRY_MS;
 	int ret;
 
-	while ((ret = fwd_listen_port(c, r, type, port, to)) == -EADDRINUSE &&
+	while ((ret = fwd_listen_port(c, r, type, ev_type, port, to)) ==
+	       -EADDRINUSE &&
 	       !r->all && now_ms() < until)
 		usleep(FWD_BIND_RETRY_STEP_MS * 1000);
 	return ret;
@@ -352,8 +354,10 @@ static int fwd_listen_port_retry(struct ctx *c, const struct fwd_rule *r,
  * @c:		execution context
  * @t:		rules
  * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
+ * @ev_type:	enum epoll_type of the listeners
  */
-void fwd_listen(struct ctx *c, const struct fwd_table *t, int type)
+void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,
+		enum epoll_type ev_type)
 {
 	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
 	unsigned int i, port;
@@ -369,7 +373,8 @@ void fwd_listen(struct ctx *c, const struct fwd_table *t, int type)
 
 			if (to < 0 || (r->all && fwd_is_ephemeral(port)))
 				continue;
-			ret = fwd_listen_port_retry(c, r, type, port, to);
+			ret = fwd_listen_port_retry(c, r, type, ev_type, port,
+						    to);
 			/* "every port": not those taken, or privileged */
 			if ((ret == -EADDRINUSE || ret == -EACCES) && r->all)
 				continue;
@@ -480,7 +485,10 @@ static void fwd_auto_table(struct ctx *c, struct fwd_table *t, int type)
 		for (i = 0; want && i < t->n; i++)
 			want = fwd_rule_to(&t->rules[i], port) < 0;
 		if (want && !t->auto_idx[port]) {
-			idx = fwd_listen_port(c, &any, type, port, port);
+			idx = fwd_listen_port(c, &any, type,
+					      type == SOCK_STREAM ?
+					      EPOLL_TYPE_TCP_LISTEN :
+					      EPOLL_TYPE_UDP_LISTEN, port, port);
 			if (idx >= 0)
 				t->auto_idx[port] = idx + 1;
 		} else if (!want && t->auto_idx[port]) {

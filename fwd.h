@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "inany.h"
+#include "passt.h"
 
 struct ctx;
 
@@ -84,7 +85,8 @@ struct fwd_listener {
 int fwd_parse(struct fwd_table *t, const char *spec, bool passt);
 void fwd_auto_scan(struct ctx *c);
 int fwd_rule_to(const struct fwd_rule *r, unsigned int port);
-void fwd_listen(struct ctx *c, const struct fwd_table *t, int type);
+void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,
+		enum epoll_type ev_type);
 const struct fwd_listener *fwd_listener_at(uint32_t idx);
 
 #endif /* FWD_H */

@@ -30,6 +30,7 @@
 #include "passt.h"
 #include "pasta.h"
 #include "pcap.h"
+#include "splice.h"
 #include "tap.h"
 #include "tcp.h"
 #include "udp.h"
@@ -41,7 +42,7 @@ static const uint8_t mac_ours[ETH_ADDR_LEN] = {
 	0x02, 0x70, 0x61, 0x73, 0x74, 0x61
 };
 
-static struct fwd_table fwd_tcp, fwd_udp;
+static struct fwd_table fwd_tcp, fwd_udp, fwd_tcp_ns;
 
 /**
  * stats_dump() - log counters of frames, drops and flows (SIGUSR1)
@@ -209,6 +210,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_NSQUIT:
 		pasta_netns_handler(c);
 		break;
+	case EPOLL_TYPE_SPLICE:
+		splice_handler(c, ref, ev->events);
+		break;
+	case EPOLL_TYPE_SPLICE_LISTEN:
+		splice_listen_handler(c, ref, ev->events);
+		break;
 	default:
 		assert(0);
 	}
@@ -252,6 +259,7 @@ int main(int argc, char **argv)
 	c.fd_tap = c.fd_tap_listen = c.fd_netns = c.fd_nsquit = -1;
 	c.fwd_tcp = &fwd_tcp;
 	c.fwd_udp = &fwd_udp;
+	c.fwd_tcp_ns = &fwd_tcp_ns;
 	memcpy(c.mac_ours, mac_ours, ETH_ADDR_LEN);
 	memset(c.mac_guest, 0xff, ETH_ADDR_LEN);
 

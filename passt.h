@@ -40,6 +40,8 @@ enum epoll_type {
 	EPOLL_TYPE_UDP_LISTEN,	/* UDP socket bound to a forwarded port */
 	EPOLL_TYPE_PING,	/* ping socket of an ICMP echo flow */
 	EPOLL_TYPE_NSQUIT,	/* inotify or pidfd: the namespace may be gone */
+	EPOLL_TYPE_SPLICE,	/* a socket of a -T connection */
+	EPOLL_TYPE_SPLICE_LISTEN,	/* -T listener, in the namespace */
 	EPOLL_TYPE_MAX,
 };
 
@@ -152,6 +154,7 @@ struct ctx {
 
 	struct fwd_table *fwd_tcp;	/* -t rules */
 	struct fwd_table *fwd_udp;	/* -u rules */
+	struct fwd_table *fwd_tcp_ns;	/* -T rules: namespace to host */
 
 	int64_t now;			/* ms, monotonic, set each loop */
 	bool quit;

@@ -85,7 +85,8 @@ static int ns_call_child(void *p)
 static int ns_call(int netns, int (*fn)(void *), void *arg)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	struct ns_call_arg a = { netns, fn, arg, 0 };
+	/* A child that exits on its own (die()) leaves this */
+	struct ns_call_arg a = { netns, fn, arg, -ECANCELED };
 	pid_t pid;
 
 	pid = clone(ns_call_child, stack + sizeof(stack),
@@ -365,6 +366,20 @@ static void pasta_config_net(const struct ctx *c)
 }
 
 /**
+ * pasta_listen_in_ns() - open the -T listeners, run via ns_call()
+ * @arg:	execution context
+ *
+ * Return: 0 (a port that can't be bound ends the child with die())
+ */
+static int pasta_listen_in_ns(void *arg)
+{
+	struct ctx *c = arg;
+
+	fwd_listen(c, c->fwd_tcp_ns, SOCK_STREAM, EPOLL_TYPE_SPLICE_LISTEN);
+	return 0;
+}
+
+/**
  * pasta_start() - set up the namespace and its tap device
  * @c:		execution context
  */
@@ -382,6 +397,8 @@ void pasta_start(struct ctx *c)
 		die("Can't create tap device %s in the namespace: %s",
 		    c->ifname, strerror(-ret));
 	pasta_config_net(c);
+	if (c->fwd_tcp_ns->n && ns_call(c->fd_netns, pasta_listen_in_ns, c))
+		die("Can't listen on -T ports in the namespace");
 	close(pasta_nl_ns);
 	pasta_nl_ns = -1;
 	debug("pasta: tap %s in the namespace, guest %s", c->ifname,

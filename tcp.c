@@ -1613,5 +1613,5 @@ static void tcp_peek_off_probe(void)
 void tcp_init(struct ctx *c)
 {
 	tcp_peek_off_probe();
-	fwd_listen(c, c->fwd_tcp, SOCK_STREAM);
+	fwd_listen(c, c->fwd_tcp, SOCK_STREAM, EPOLL_TYPE_TCP_LISTEN);
 }

@@ -362,5 +362,5 @@ void udp_flow_free(struct ctx *c, int idx)
  */
 void udp_init(struct ctx *c)
 {
-	fwd_listen(c, c->fwd_udp, SOCK_DGRAM);
+	fwd_listen(c, c->fwd_udp, SOCK_DGRAM, EPOLL_TYPE_UDP_LISTEN);
 }

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* splice.c - pasta's socket-to-socket TCP relay, for -T
+ *
+ * Theory of operation: a connection accepted on a -T port inside the
+ * namespace goes to the host's loopback, on the port the rule names, with
+ * no frames and no tap: the two sockets are joined by two pipes, one per
+ * direction, and the kernel moves the data with splice(2), socket to pipe,
+ * pipe to socket, without it ever reaching our memory.
+ *
+ * Each direction reads its source only while its pipe can be emptied into
+ * the other socket: when that socket is full, we stop reading the source
+ * and wait for EPOLLOUT on the sink, so that memory is bounded by the pipes
+ * (SPLICE_PIPE_SIZE each) and the sockets' own buffers. The source's end
+ * of stream becomes shutdown(SHUT_WR) on the sink once its pipe is empty;
+ * the flow closes once both directions have ended, or at once on an error
+ * on either side, which resets the other (SO_LINGER 0).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "flow.h"
+#include "flow_table.h"
+#include "fwd.h"
+#include "ip.h"
+#include "log.h"
+#include "passt.h"
+#include "splice.h"
+
+#define SPLICE_PIPE_SIZE	(1 << 20)
+#define SPLICE_ACCEPT_BATCH	64
+
+/**
+ * splice_events_set() - the epoll events of both sockets, from the state
+ * @c:		execution context
+ * @sf:		flow
+ *
+ * A socket is read while its direction's pipe is empty and open, and
+ * watched for writing while the other direction's pipe holds data for it
+ * (or while it connects).
+ */
+static void splice_events_set(const struct ctx *c, struct splice_flow *sf)
+{
+	unsigned int side;
+
+	for (side = 0; side < 2; side++) {
+		uint32_t ev = sf->eof[side] ? 0 : EPOLLRDHUP;
+
+		if (!sf->pending[side] && !sf->eof[side] && sf->connected)
+			ev |= EPOLLIN;
+		if (sf->pending[!side] || !sf->connected)
+			ev |= EPOLLOUT;
+		if (ev != sf->events[side]) {
+			epoll_ref_mod(c, sf->s[side], EPOLL_TYPE_SPLICE,
+				      (union flow *)sf - flowtab, ev);
+			sf->events[side] = ev;
+		}
+	}
+}
+
+/**
+ * splice_abort() - reset both sides and close the flow
+ * @sf:		flow
+ */
+static void splice_abort(struct splice_flow *sf)
+{
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+	unsigned int side;
+
+	for (side = 0; side < 2; side++)
+		setsockopt(sf->s[side], SOL_SOCKET, SO_LINGER, &lin,
+			   sizeof(lin));
+	flow_close((union flow *)sf - flowtab);
+}
+
+/**
+ * splice_move() - move what one direction can, source to pipe to sink
+ * @sf:		flow
+ * @side:	direction: from s[side] to s[!side]
+ *
+ * Return: 0, or -1 if the flow must be reset
+ */
+static int splice_move(struct splice_flow *sf, unsigned int side)
+{
+	int *p = sf->pipe[side];
+	ssize_t n;
+
+	for (;;) {
+		if (!sf->pending[side] && !sf->eof[side]) {
+			n = splice(sf->s[side], NULL, p[1], NULL,
+				   SPLICE_PIPE_SIZE,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n < 0 && errno != EAGAIN)
+				return -1;
+			if (!n)
+				sf->eof[side] = true;
+			if (n > 0)
+				sf->pending[side] = n;
+		}
+		if (!sf->pending[side])
+			break;
+		n = splice(p[0], NULL, sf->s[!side], NULL, sf->pending[side],
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -1;
+		sf->pending[side] -= n;
+		if (sf->pending[side])
+			return 0;	/* the sink is full: EPOLLOUT */
+	}
+	if (sf->eof[side] && !sf->shut[side]) {
+		shutdown(sf->s[!side], SHUT_WR);
+		sf->shut[side] = true;
+	}
+	return 0;
+}
+
+/**
+ * splice_handler() - an event on either socket of a spliced connection
+ * @c:		execution context
+ * @ref:	epoll reference: flow index and socket
+ * @events:	epoll events
+ */
+void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
+{
+	struct splice_flow *sf = &flowtab[ref.index].splice;
+	unsigned int side;
+
+	if (sf->f.type != FLOW_SPLICE || sf->f.closing ||
+	    (sf->s[0] != ref.fd && sf->s[1] != ref.fd))
+		return;		/* closed earlier in this batch */
+	if (events & EPOLLERR) {
+		splice_abort(sf);
+		return;
+	}
+	if (!sf->connected) {
+		int err = 0;
+		socklen_t sl = sizeof(err);
+
+		if (ref.fd != sf->s[1] || !(events & EPOLLOUT))
+			return;
+		if (getsockopt(sf->s[1], SOL_SOCKET, SO_ERROR, &err, &sl) ||
+		    err) {
+			splice_abort(sf);
+			return;
+		}
+		sf->connected = true;
+	}
+	for (side = 0; side < 2; side++) {
+		if (splice_move(sf, side)) {
+			splice_abort(sf);
+			return;
+		}
+	}
+	if (sf->shut[0] && sf->shut[1]) {
+		flow_close(ref.index);
+		return;
+	}
+	splice_events_set(c, sf);
+}
+
+/**
+ * splice_flow_new() - join an accepted socket to a new one to the host
+ * @c:		execution context
+ * @s:		accepted socket, in the namespace
+ * @sa:		its client, for the family
+ * @to:		host port to connect to, on the host's loopback
+ */
+static void splice_flow_new(struct ctx *c, int s,
+			    const union sockaddr_inany *sa, uint16_t to)
+{
+	union inany_addr lo = { .a6 = in6addr_loopback };
+	struct splice_flow *sf;
+	union sockaddr_inany dst;
+	socklen_t sl;
+	int idx;
+
+	if (sa->sa.sa_family == AF_INET)
+		inany_from_v4(&lo, (struct in_addr){ htonl(INADDR_LOOPBACK) });
+	idx = flow_alloc();
+	if (idx < 0) {
+		err_ratelimit("-T: flow table full, refusing a connection");
+		close(s);
+		return;
+	}
+	sf = &flowtab[idx].splice;
+	sf->f.type = FLOW_SPLICE;
+	sf->s[0] = s;
+	sf->s[1] = socket(sa->sa.sa_family,
+			  SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	sf->pipe[0][0] = sf->pipe[1][0] = -1;
+	if (sf->s[1] < 0 || pipe2(sf->pipe[0], O_NONBLOCK | O_CLOEXEC) ||
+	    pipe2(sf->pipe[1], O_NONBLOCK | O_CLOEXEC)) {
+		err_ratelimit("-T: %s", strerror(errno));
+		flow_close(idx);
+		return;
+	}
+	fcntl(sf->pipe[0][1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
+	fcntl(sf->pipe[1][1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
+	sl = sockaddr_from_inany(&dst, &lo, to, 0);
+	if (connect(sf->s[1], &dst.sa, sl) && errno != EINPROGRESS) {
+		debug("-T: connect to port %u: %s", to, strerror(errno));
+		splice_abort(sf);
+		return;
+	}
+	epoll_ref_add(c, sf->s[0], EPOLL_TYPE_SPLICE, idx, EPOLLRDHUP);
+	epoll_ref_add(c, sf->s[1], EPOLL_TYPE_SPLICE, idx, EPOLLOUT);
+	sf->events[0] = EPOLLRDHUP;
+	sf->events[1] = EPOLLOUT;
+}
+
+/**
+ * splice_listen_handler() - accept connections on a -T port
+ * @c:		execution context
+ * @ref:	epoll reference, index is the listener
+ * @events:	epoll events
+ */
+void splice_listen_handler(struct ctx *c, union epoll_ref ref,
+			   uint32_t events)
+{
+	const struct fwd_listener *l = fwd_listener_at(ref.index);
+	int i;
+
+	(void)events;
+	for (i = 0; i < SPLICE_ACCEPT_BATCH && l->fd == ref.fd; i++) {
+		union sockaddr_inany sa;
+		socklen_t sl = sizeof(sa);
+		int s = accept4(ref.fd, &sa.sa, &sl,
+				SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (s < 0)
+			return;
+		splice_flow_new(c, s, &sa, l->to);
+	}
+}
+
+/**
+ * splice_flow_free() - release a closed flow's sockets and pipes
+ * @c:		execution context
+ * @idx:	flow index
+ */
+void splice_flow_free(struct ctx *c, int idx)
+{
+	struct splice_flow *sf = &flowtab[idx].splice;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (sf->s[i] >= 0) {
+			epoll_ref_del(c, sf->s[i]);
+			close(sf->s[i]);
+		}
+		if (sf->pipe[i][0] >= 0) {
+			close(sf->pipe[i][0]);
+			close(sf->pipe[i][1]);
+		}
+	}
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SPLICE_H
+#define SPLICE_H
+
+#include <stdint.h>
+
+#include "passt.h"
+
+void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
+void splice_listen_handler(struct ctx *c, union epoll_ref ref,
+			   uint32_t events);
+
+#endif /* SPLICE_H */
