@@ -43,6 +43,7 @@ enum {
 	OPT_FREEBIND,
 	OPT_NETNS_ONLY,
 	OPT_NO_NETNS_QUIT,
+	OPT_NO_SPLICE,
 	OPT_TRACE,
 	OPT_NO_OP,		/* deprecated, or what we do anyway */
 	OPT_LOG_SIZE,
@@ -75,6 +76,7 @@ static const struct {
 	{ OPT_FREEBIND,		offsetof(struct ctx, freebind) },
 	{ OPT_NETNS_ONLY,	offsetof(struct ctx, netns_only) },
 	{ OPT_NO_NETNS_QUIT,	offsetof(struct ctx, no_netns_quit) },
+	{ OPT_NO_SPLICE,	offsetof(struct ctx, no_splice) },
 	{ OPT_CONFIG_NET,	offsetof(struct ctx, config_net) },
 	{ 'f',			offsetof(struct ctx, foreground) },
 	{ 'q',			offsetof(struct ctx, quiet) },
@@ -144,7 +146,7 @@ static const struct option conf_opts[] = {
 	{ "no-dhcpv6",	no_argument,		NULL, OPT_NO_DHCPV6 },
 	{ "no-ra",	no_argument,		NULL, OPT_NO_RA },
 	{ "freebind",	no_argument,		NULL, OPT_FREEBIND },
-	{ "no-splice",	no_argument,		NULL, OPT_NO_OP },
+	{ "no-splice",	no_argument,		NULL, OPT_NO_SPLICE },
 	{ "host-lo-to-ns-lo", no_argument,	NULL, OPT_NO_OP },
 	{ "no-copy-routes", no_argument,	NULL, OPT_NO_OP },
 	{ "no-copy-addrs", no_argument,		NULL, OPT_NO_OP },
@@ -222,7 +224,10 @@ static void usage(const char *name, FILE *f, int status)
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
 		"  -1, --one-off          quit when the guest disconnects\n"
-		"Accepted, and what we do anyway: --no-splice, --host-lo-to-ns-lo,\n"
+		"      --no-splice        host loopback clients of -t ports through the\n"
+		"                         tap, from the gateway, not spliced to the\n"
+		"                         namespace's loopback\n"
+		"Accepted, and what we do anyway: --host-lo-to-ns-lo,\n"
 		"  --no-copy-routes, --no-copy-addrs, --dhcp-dns, --dhcp-search\n"
 		"      --version          print the version\n"
 		"  -h, --help             this text\n",

@@ -140,6 +140,7 @@ struct ctx {
 	char netns_path[PATH_MAX];
 	bool netns_only;		/* don't join the userns with --netns */
 	bool no_netns_quit;		/* stay when the namespace goes */
+	bool no_splice;			/* host loopback clients via the tap */
 	char userns_path[PATH_MAX];
 	pid_t target_pid;
 	char **cmd;

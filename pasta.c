@@ -533,3 +533,41 @@ void pasta_netns_poll(struct ctx *c)
 	if (pasta_netns_file_gone(c))
 		pasta_netns_gone(c);
 }
+
+/**
+ * struct pasta_sock_arg - a socket to open in the namespace
+ * @family:	AF_INET or AF_INET6
+ * @fd:		the socket, or -errno
+ */
+struct pasta_sock_arg {
+	int family;
+	int fd;
+};
+
+static int pasta_ns_socket_cb(void *arg)
+{
+	struct pasta_sock_arg *a = arg;
+
+	a->fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       0);
+	return a->fd < 0 ? -errno : 0;
+}
+
+/**
+ * pasta_ns_socket() - a TCP socket inside the namespace, for splicing
+ * @c:		execution context
+ * @family:	AF_INET or AF_INET6
+ *
+ * A socket belongs to the namespace it was created in: connect() from here
+ * reaches the namespace's loopback.
+ *
+ * Return: socket, or -1 on failure
+ */
+int pasta_ns_socket(const struct ctx *c, int family)
+{
+	struct pasta_sock_arg a = { family, -1 };
+
+	if (ns_call(c->fd_netns, pasta_ns_socket_cb, &a))
+		return -1;
+	return a.fd;
+}

@@ -10,5 +10,6 @@ void pasta_sigchld(struct ctx *c);
 void pasta_netns_watch(struct ctx *c);
 void pasta_netns_handler(struct ctx *c);
 void pasta_netns_poll(struct ctx *c);
+int pasta_ns_socket(const struct ctx *c, int family);
 
 #endif /* PASTA_H */

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* splice.c - pasta's socket-to-socket TCP relay, for -T
+/* splice.c - pasta's socket-to-socket TCP relay, loopback to loopback
  *
  * Theory of operation: a connection accepted on a -T port inside the
- * namespace goes to the host's loopback, on the port the rule names, with
- * no frames and no tap: the two sockets are joined by two pipes, one per
+ * namespace goes to the host's loopback, on the port the rule names; one
+ * from the host's loopback to a -t port goes to the namespace's loopback
+ * (unless --no-splice), from a socket opened inside the namespace. Neither
+ * sees frames or the tap: the two sockets are joined by two pipes, one per
  * direction, and the kernel moves the data with splice(2), socket to pipe,
- * pipe to socket, without it ever reaching our memory.
+ * pipe to socket, without it ever reaching our memory. The other side sees
+ * the connection come from its own loopback, as with upstream.
  *
  * Each direction reads its source only while its pipe can be emptied into
  * the other socket: when that socket is full, we stop reading the source
@@ -29,6 +32,7 @@
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
+#include "pasta.h"
 #include "splice.h"
 
 #define SPLICE_PIPE_SIZE	(1 << 20)
@@ -163,14 +167,15 @@ void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 }
 
 /**
- * splice_flow_new() - join an accepted socket to a new one to the host
+ * splice_flow_new() - join an accepted socket to one to the other loopback
  * @c:		execution context
- * @s:		accepted socket, in the namespace
- * @sa:		its client, for the family
- * @to:		host port to connect to, on the host's loopback
+ * @s:		accepted socket
+ * @peer:	new socket, on the other side, not connected yet (or -1)
+ * @family:	AF_INET or AF_INET6, the client's
+ * @to:		port to connect to on the other side's loopback
  */
-static void splice_flow_new(struct ctx *c, int s,
-			    const union sockaddr_inany *sa, uint16_t to)
+static void splice_flow_new(struct ctx *c, int s, int peer, int family,
+			    uint16_t to)
 {
 	union inany_addr lo = { .a6 = in6addr_loopback };
 	struct splice_flow *sf;
@@ -178,23 +183,24 @@ static void splice_flow_new(struct ctx *c, int s,
 	socklen_t sl;
 	int idx;
 
-	if (sa->sa.sa_family == AF_INET)
+	if (family == AF_INET)
 		inany_from_v4(&lo, (struct in_addr){ htonl(INADDR_LOOPBACK) });
 	idx = flow_alloc();
 	if (idx < 0) {
-		err_ratelimit("-T: flow table full, refusing a connection");
+		err_ratelimit("splice: flow table full, refusing a connection");
 		close(s);
+		if (peer >= 0)
+			close(peer);
 		return;
 	}
 	sf = &flowtab[idx].splice;
 	sf->f.type = FLOW_SPLICE;
 	sf->s[0] = s;
-	sf->s[1] = socket(sa->sa.sa_family,
-			  SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	sf->s[1] = peer;
 	sf->pipe[0][0] = sf->pipe[1][0] = -1;
 	if (sf->s[1] < 0 || pipe2(sf->pipe[0], O_NONBLOCK | O_CLOEXEC) ||
 	    pipe2(sf->pipe[1], O_NONBLOCK | O_CLOEXEC)) {
-		err_ratelimit("-T: %s", strerror(errno));
+		err_ratelimit("splice: %s", strerror(errno));
 		flow_close(idx);
 		return;
 	}
@@ -202,7 +208,7 @@ static void splice_flow_new(struct ctx *c, int s,
 	fcntl(sf->pipe[1][1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
 	sl = sockaddr_from_inany(&dst, &lo, to, 0);
 	if (connect(sf->s[1], &dst.sa, sl) && errno != EINPROGRESS) {
-		debug("-T: connect to port %u: %s", to, strerror(errno));
+		debug("splice: connect to port %u: %s", to, strerror(errno));
 		splice_abort(sf);
 		return;
 	}
@@ -233,8 +239,25 @@ void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 
 		if (s < 0)
 			return;
-		splice_flow_new(c, s, &sa, l->to);
+		splice_flow_new(c, s, socket(sa.sa.sa_family, SOCK_STREAM |
+					     SOCK_NONBLOCK | SOCK_CLOEXEC, 0),
+				sa.sa.sa_family, l->to);
 	}
+}
+
+/**
+ * splice_from_host() - take a -t connection from the host's loopback to the
+ *			namespace's loopback
+ * @c:		execution context
+ * @s:		accepted socket
+ * @sa:		its client, on the host's loopback
+ * @to:		port in the namespace
+ */
+void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
+		      uint16_t to)
+{
+	splice_flow_new(c, s, pasta_ns_socket(c, sa->sa.sa_family),
+			sa->sa.sa_family, to);
 }
 
 /**

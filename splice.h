@@ -9,5 +9,7 @@
 void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 			   uint32_t events);
+void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
+		      uint16_t to);
 
 #endif /* SPLICE_H */

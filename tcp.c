@@ -52,6 +52,7 @@
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
+#include "splice.h"
 #include "tap.h"
 #include "tcp.h"
 
@@ -1353,6 +1354,23 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
 }
 
 /**
+ * tcp_splice_ok() - should a connection to a forwarded port be spliced?
+ * @c:		execution context
+ * @sa:		client
+ *
+ * Return: true for pasta, unless --no-splice, and a client on the host's
+ *	   loopback: the namespace's loopback is then the right peer
+ */
+static bool tcp_splice_ok(const struct ctx *c, const union sockaddr_inany *sa)
+{
+	union inany_addr a;
+	uint16_t port;
+
+	return c->mode == MODE_PASTA && !c->no_splice &&
+	       !inany_from_sockaddr(&a, &port, sa) && inany_is_loopback(&a);
+}
+
+/**
  * tcp_listen_handler() - accept connections to a forwarded port
  * @c:		execution context
  * @ref:	epoll reference, index is the forwarded port's listener
@@ -1378,7 +1396,10 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 					      l->port, strerror(errno));
 			return;
 		}
-		tcp_conn_from_sock(c, s, l->to, &sa);
+		if (tcp_splice_ok(c, &sa))
+			splice_from_host(c, s, &sa, l->to);
+		else
+			tcp_conn_from_sock(c, s, l->to, &sa);
 	}
 }
 

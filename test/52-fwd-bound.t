@@ -3,7 +3,9 @@
 #
 # Address- and interface-bound forwarding, as Podman passes it:
 # -t 127.0.0.1/18080:8080 and -t ::1/18081:8080 (H's loopback only, to a
-# dual-stack server on port 8080 in pasta's namespace), and
+# dual-stack server on port 8080 in pasta's namespace: spliced socket to
+# socket to the namespace's loopback, whose server sees 127.0.0.1 and ::1),
+# and
 # -t H's-address%veth0/18082:8080; each is reachable where it is bound and
 # nowhere else. A host port already taken, and two rules on the same port,
 # stop pasta with a message naming the port, and nothing is left running.
@@ -11,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
-plan 11
+plan 13
 
 D=$WORK/u/bound; mkdir -m 0777 "$D"
 echo hello >"$D/hello.txt"
@@ -37,6 +39,10 @@ is "$(get h 'http://[::1]:18081/hello.txt')" hello \
 	"-t ::1/18081:8080 reaches the namespace from H's ::1"
 is "$(get r "http://$H_ADDR:18082/hello.txt")" hello \
 	"-t $H_ADDR%veth0/18082:8080 reaches the namespace from R"
+is "$(get h http://127.0.0.1:18080/peer | tr -d '\r\n')" 127.0.0.1 \
+	"a client on H's 127.0.0.1 is spliced: the server sees 127.0.0.1"
+is "$(get h 'http://[::1]:18081/peer' | tr -d '\r\n')" ::1 \
+	"a client on H's ::1 is spliced: the server sees ::1"
 is "$(get r "http://$H_ADDR:18080/hello.txt")" "" \
 	"the loopback-bound port is not reachable from R"
 is "$(get h "http://[::1]:18080/hello.txt")" "" \

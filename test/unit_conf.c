@@ -822,7 +822,7 @@ static void test_noop(void)
 {
 	static const char *const noop[] = {
 		"--stderr", "-e", "--no-copy-routes", "--no-copy-addrs",
-		"--no-splice", "--host-lo-to-ns-lo", "--dhcp-dns",
+		"--host-lo-to-ns-lo", "--dhcp-dns",
 		"--dhcp-search",
 	};
 	unsigned int i;
@@ -859,6 +859,7 @@ static void test_flags(void)
 		{ MODE_PASTA, "--no-icmp", F(no_icmp), 1 },
 		{ MODE_PASTA, "--freebind", F(freebind), 1 },
 		{ MODE_PASTA, "--no-netns-quit", F(no_netns_quit), 1 },
+		{ MODE_PASTA, "--no-splice", F(no_splice), 1 },
 		{ MODE_PASTA, "--netns-only", F(netns_only), 1 },
 		{ MODE_PASTA, "--no-ra", F(no_ra), 1 },
 		{ MODE_PASTA, "--no-ndp", F(no_ndp), 1 },
