@@ -50,24 +50,9 @@ command -v "$QEMU" >/dev/null || skip_all "$QEMU missing (apt-get install qemu-s
 command -v iperf3 >/dev/null || skip_all "iperf3 missing"
 plan 42
 
-# stop - give up on this file (not the whole run): the plan is not met
-stop() {
-	diag "stopping: $*"
-	done_testing
-}
-
 # --- guest image, topology, servers in R ----------------------------------------
 
-t0=$(date +%s)
-if IMG=$("$TESTDIR/guest/build.sh" 2>"$WORK/build.log"); then
-	ok 0 "guest kernel and initramfs built ($(($(date +%s) - t0)) s)"
-else
-	ok 1 "guest kernel and initramfs built"
-	diag_file "$WORK/build.log"
-	stop "no guest image"
-fi
-KERNEL=$(echo "$IMG" | tail -n 2 | head -n 1)
-INITRD=$(echo "$IMG" | tail -n 1)
+guest_image
 
 topo_create || stop "topology"
 mkdir -p "$WORK/srv"

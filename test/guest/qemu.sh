@@ -9,6 +9,9 @@
 # guest and the console lines it prints: test/guest/init, doc/passt-guest.md.
 #
 # Functions:
+#   stop MSG                  give up on this file (not the whole run)
+#   guest_image               build or reuse the guest's kernel and
+#                             initramfs, as one test; sets KERNEL, INITRD
 #   qemu_argv NETDEV ARGS...  QEMU_ARGV: QEMU booting the guest under TCG,
 #                             its virtio-net NIC on -netdev NETDEV (whose
 #                             id must be n0), ARGS (pt.KEY=VALUE) appended
@@ -84,4 +87,26 @@ fact() {
 
 uptime_of() {
 	tr -d '\r' <"$2" | sed -n "s/^PT-$1 uptime=//p" | tail -n1
+}
+
+# stop MSG - give up on this file (not the whole run): the plan is not met
+stop() {
+	diag "stopping: $*"
+	done_testing
+}
+
+# guest_image - build (or reuse) the guest image, as one test
+guest_image() {
+	local t0 img
+
+	t0=$(date +%s)
+	if img=$("$TESTDIR/guest/build.sh" 2>"$WORK/build.log"); then
+		ok 0 "guest kernel and initramfs built ($(($(date +%s) - t0)) s)"
+	else
+		ok 1 "guest kernel and initramfs built"
+		diag_file "$WORK/build.log"
+		stop "no guest image"
+	fi
+	KERNEL=$(echo "$img" | tail -n 2 | head -n 1)
+	INITRD=$(echo "$img" | tail -n 1)
 }
