@@ -59,6 +59,8 @@
 #define TAP_BATCH		128
 #define TAP_FRAME_MAX		(ETH_HLEN + MTU_MAX)
 #define TAP_STREAM_WAIT_MS	1000	/* for the rest of a cut frame */
+#define TAP_CTL_FRAME_MAX	256	/* ARP, NDP: see tap_stream_wait_ctl() */
+#define TAP_CTL_WAIT_MS		100
 #define TAP_STREAM_SNDBUF	(8 << 20)
 #define TAP_SOCK_PATH_FMT	"/tmp/passt_%d.socket"
 #define TAP_SOCK_PATH_MAX_N	64
@@ -253,6 +255,40 @@ static ssize_t tap_write_vnet(const struct ctx *c, const uint8_t *eth,
 }
 
 /**
+ * tap_stream_wait_ctl() - wait a little for room for a lone control frame
+ * @c:		execution context
+ * @frames:	frames the guest's socket refused
+ * @n:		their number
+ *
+ * A full socket drops what it can't take, as a full tap queue would: TCP
+ * recovers. But an ARP or NDP reply dropped while a download fills the
+ * socket leaves the guest without its gateway's address, so it can't
+ * acknowledge, which stalls the download until neighbour discovery tries
+ * again: for a single small frame, wait up to TAP_CTL_WAIT_MS for room.
+ *
+ * Return: true if there is room now
+ */
+static bool tap_stream_wait_ctl(const struct ctx *c,
+				const struct iovec *frames, unsigned int n)
+{
+	struct pollfd pfd = { .fd = c->fd_tap, .events = POLLOUT };
+	const uint8_t *eth = frames[0].iov_base;
+	uint16_t type;
+
+	if (n != 1 || frames[0].iov_len > TAP_CTL_FRAME_MAX ||
+	    frames[0].iov_len < ETH_HLEN)
+		return false;
+	memcpy(&type, eth + offsetof(struct ethhdr, h_proto), sizeof(type));
+	if (type != htons(ETH_P_ARP) &&
+	    (type != htons(ETH_P_IPV6) ||
+	     frames[0].iov_len < ETH_HLEN + sizeof(struct ipv6hdr) ||
+	     eth[ETH_HLEN + offsetof(struct ipv6hdr, nexthdr)] !=
+	     IPPROTO_ICMPV6))
+		return false;
+	return poll(&pfd, 1, TAP_CTL_WAIT_MS) > 0;
+}
+
+/**
  * tap_send_frames() - send complete Ethernet frames to the guest, in order
  * @c:		execution context
  * @frames:	frames, from the destination MAC address on
@@ -274,6 +310,8 @@ void tap_send_frames(struct ctx *c, const struct iovec *frames,
 	if (c->mode == MODE_PASST) {
 		int ret = tap_send_stream(c, frames, n);
 
+		if (!ret && tap_stream_wait_ctl(c, frames, n))
+			ret = tap_send_stream(c, frames, n);
 		if (ret < 0) {
 			err("guest socket write: %s", strerror(errno));
 			tap_guest_gone(c);
