@@ -88,16 +88,6 @@ sys.exit(0 if a.network == b.network else 1)
 EOF
 }
 
-# is_set GOT WANT DESC - is(), but an empty GOT never matches
-is_set() {
-	if [ -z "$1" ]; then
-		ok 1 "$3"
-		diag "  got nothing, want: '$2'"
-		return 1
-	fi
-	is "$@"
-}
-
 show_boot() {
 	diag_file "$WORK/$1.console" 40
 	diag_file "$WORK/$1.qemu.err" 10

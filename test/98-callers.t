@@ -95,16 +95,6 @@ tcp_listeners() {
 	in_h ss -Htln "sport = :$1" 2>/dev/null | awk '{ print $4 }'
 }
 
-# is_set GOT WANT DESC - is(), but an empty GOT never matches
-is_set() {
-	if [ -z "$1" ]; then
-		ok 1 "$3"
-		diag "  got nothing, want: '$2'"
-		return 1
-	fi
-	is "$@"
-}
-
 # exited PID - PID is gone, or a zombie (the daemon's parent is init, which
 # may reap orphans late; a zombie holds no socket)
 exited() {

@@ -10,6 +10,7 @@
 #
 # Functions:
 #   stop MSG                  give up on this file (not the whole run)
+#   is_set GOT WANT DESC      is(), but an empty GOT never matches
 #   guest_image               build or reuse the guest's kernel and
 #                             initramfs, as one test; sets KERNEL, INITRD
 #   qemu_argv NETDEV ARGS...  QEMU_ARGV: QEMU booting the guest under TCG,
@@ -109,4 +110,14 @@ guest_image() {
 	fi
 	KERNEL=$(echo "$img" | tail -n 2 | head -n 1)
 	INITRD=$(echo "$img" | tail -n 1)
+}
+
+# is_set GOT WANT DESC - is(), but an empty GOT never matches
+is_set() {
+	if [ -z "$1" ]; then
+		ok 1 "$3"
+		diag "  got nothing, want: '$2'"
+		return 1
+	fi
+	is "$@"
 }
