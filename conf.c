@@ -217,16 +217,17 @@ static void usage(const char *name, FILE *f, int status)
 		"      --userns PATH      join this user namespace first\n"
 		"      --netns-only       don't join the target's user namespace\n"
 		"      --no-netns-quit    don't exit when the namespace goes away\n"
-		"  -T, --tcp-ns SPEC      forward TCP ports of the namespace to the\n"
-		"                         host's loopback, as -t; auto: not yet\n"
-		"  -U, --udp-ns SPEC      none, or auto: not yet\n"
+		"  -T, --tcp-ns SPEC      forward TCP ports of the namespace's\n"
+		"                         loopback to the host's, SPEC as -t; auto\n"
+		"                         (default): the ports the host listens on\n"
+		"  -U, --udp-ns SPEC      same for UDP\n"
+		"      --no-splice        host loopback clients of -t and -u ports\n"
+		"                         through the tap, from the gateway, not\n"
+		"                         spliced to the namespace's loopback\n"
 		"passt only:\n"
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
 		"  -1, --one-off          quit when the guest disconnects\n"
-		"      --no-splice        host loopback clients of -t ports through the\n"
-		"                         tap, from the gateway, not spliced to the\n"
-		"                         namespace's loopback\n"
 		"Accepted, and what we do anyway: --host-lo-to-ns-lo,\n"
 		"  --no-copy-routes, --no-copy-addrs, --dhcp-dns, --dhcp-search\n"
 		"      --version          print the version\n"
@@ -273,20 +274,27 @@ static void conf_for_mode(const struct ctx *c, enum mode mode,
 }
 
 /**
- * conf_fwd() - add a -t or -u forwarding rule
+ * conf_fwd() - add a -t, -u, -T or -U forwarding rule
  * @c:		execution context
- * @opt:	't' or 'u'
+ * @opt:	't', 'u', 'T' or 'U'
  * @spec:	the option's value
  */
 static void conf_fwd(struct ctx *c, int opt, const char *spec)
 {
-	struct fwd_table *t = opt == 't' ? c->fwd_tcp : c->fwd_udp;
+	struct fwd_table *t = opt == 't' ? c->fwd_tcp :
+			      opt == 'u' ? c->fwd_udp :
+			      opt == 'T' ? c->fwd_tcp_ns : c->fwd_udp_ns;
+	char name[] = "-? auto";
 
+	name[1] = (char)opt;
 	if (!strcmp(spec, "auto")) {
-		conf_for_mode(c, MODE_PASTA, opt == 't' ? "-t auto" : "-u auto");
+		conf_for_mode(c, MODE_PASTA, name);
 		t->auto_scan = t->set = true;
 		return;
 	}
+	name[2] = 0;
+	if (t->in_ns)
+		conf_for_mode(c, MODE_PASTA, name);
 	if (fwd_parse(t, spec, c->mode == MODE_PASST))
 		die("Invalid port specification for -%c: %s", opt, spec);
 }
@@ -825,14 +833,8 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
 		conf_fwd(c, opt, arg);
 		break;
 	case 'T':
-		conf_for_mode(c, MODE_PASTA, "-T");
-		if (strcmp(arg, "auto") && fwd_parse(c->fwd_tcp_ns, arg, false))
-			die("Invalid port specification for -T: %s", arg);
-		break;
 	case 'U':
-		conf_for_mode(c, MODE_PASTA, "-U");
-		if (strcmp(arg, "none") && strcmp(arg, "auto"))
-			die("-U %s: only none and auto are supported", arg);
+		conf_fwd(c, opt, arg);
 		break;
 	case 'I':
 		conf_for_mode(c, MODE_PASTA, "-I");
@@ -867,22 +869,29 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
  * conf_fwd_defaults() - what -t, -u, -T and -U mean when not given
  * @c:		execution context
  *
- * passt forwards nothing by default; pasta follows the ports the
- * namespace listens on ("auto") unless -t or -u say otherwise.
+ * passt forwards nothing by default; pasta follows the ports the other
+ * side listens on ("auto"), both ways, unless an option of that direction
+ * and protocol says otherwise, as upstream does.
  */
 static void conf_fwd_defaults(struct ctx *c)
 {
-	if (c->mode == MODE_PASTA && !c->fwd_tcp->set)
-		c->fwd_tcp->auto_scan = true;
-	if (c->mode == MODE_PASTA && !c->fwd_udp->set)
-		c->fwd_udp->auto_scan = true;
-	if (c->no_tcp) {
-		c->fwd_tcp->n = 0;
-		c->fwd_tcp->auto_scan = false;
-	}
-	if (c->no_udp) {
-		c->fwd_udp->n = 0;
-		c->fwd_udp->auto_scan = false;
+	struct fwd_table *tcp[] = { c->fwd_tcp, c->fwd_tcp_ns };
+	struct fwd_table *udp[] = { c->fwd_udp, c->fwd_udp_ns };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tcp); i++) {
+		if (c->mode == MODE_PASTA && !tcp[i]->set)
+			tcp[i]->auto_scan = true;
+		if (c->mode == MODE_PASTA && !udp[i]->set)
+			udp[i]->auto_scan = true;
+		if (c->no_tcp) {
+			tcp[i]->n = 0;
+			tcp[i]->auto_scan = false;
+		}
+		if (c->no_udp) {
+			udp[i]->n = 0;
+			udp[i]->auto_scan = false;
+		}
 	}
 }
 

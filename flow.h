@@ -20,6 +20,13 @@ enum flow_type {
 	FLOW_TYPE_MAX,
 };
 
+/* Which side a spliced UDP flow's first datagram came from */
+enum flow_spliced {
+	FLOW_NOT_SPLICED = 0,
+	FLOW_SPLICED_FROM_HOST,		/* to a -u port, from the host's loopback */
+	FLOW_SPLICED_FROM_NS,		/* to a -U port, in the namespace */
+};
+
 /**
  * struct flow_key - a flow as the guest sees it
  * @gaddr:	guest address
@@ -28,6 +35,9 @@ enum flow_type {
  * @pport:	peer port, host order
  * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
  *		(gport: echo identifier)
+ * @spliced:	enum flow_spliced: a UDP flow relayed loopback to loopback
+ *		(pasta) has no guest side: @paddr and @pport are its sender,
+ *		@gaddr and @gport the loopback address and port it goes to
  */
 struct flow_key {
 	union inany_addr gaddr;
@@ -35,7 +45,8 @@ struct flow_key {
 	uint16_t gport;
 	uint16_t pport;
 	uint8_t proto;
-	uint8_t pad[3];
+	uint8_t spliced;
+	uint8_t pad[2];
 };
 
 /**

@@ -39,6 +39,7 @@
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
+#include "pasta.h"
 
 #define FWD_SPEC_MAX		BUFSIZ
 #define FWD_EPHEMERAL_PATH	"/proc/sys/net/ipv4/ip_local_port_range"
@@ -262,9 +263,10 @@ static bool fwd_is_ephemeral(unsigned int port)
 }
 
 /**
- * fwd_listen_port() - open and register the socket of one forwarded port
+ * fwd_listen_one() - open and register one socket of a forwarded port
  * @c:		execution context
- * @r:		rule
+ * @addr:	address to bind to, NULL for every address
+ * @ifname:	device to bind to, empty for none
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @ev_type:	enum epoll_type of the listener
  * @port:	host port
@@ -272,8 +274,9 @@ static bool fwd_is_ephemeral(unsigned int port)
  *
  * Return: listener index, or -errno if the port can't be bound
  */
-static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
-			   enum epoll_type ev_type, uint16_t port, uint16_t to)
+static int fwd_listen_one(struct ctx *c, const union inany_addr *addr,
+			  const char *ifname, int type,
+			  enum epoll_type ev_type, uint16_t port, uint16_t to)
 {
 	uint32_t idx = fwd_free_n ? fwd_free[fwd_free_n - 1] : fwd_listeners_n;
 	struct fwd_listener *l = &fwd_listeners[idx];
@@ -281,8 +284,7 @@ static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
 
 	if (idx == FWD_LISTENERS_MAX)
 		return -EMFILE;
-	s = ip_sock_bind(c, type, r->addr_set ? &r->addr : NULL, r->ifname,
-			 port);
+	s = ip_sock_bind(c, type, addr, ifname, port);
 	if (s >= 0 && type == SOCK_STREAM && listen(s, SOMAXCONN)) {
 		int ret = -errno;
 
@@ -301,7 +303,7 @@ static int fwd_listen_port(struct ctx *c, const struct fwd_rule *r, int type,
 }
 
 /**
- * fwd_listener_close() - stop forwarding a port, free its slot
+ * fwd_listener_close() - stop forwarding a port, free its slot and its twin's
  * @c:		execution context
  * @idx:	listener index
  *
@@ -316,12 +318,69 @@ static void fwd_listener_close(struct ctx *c, uint32_t idx)
 	close(l->fd);
 	l->fd = -1;
 	fwd_free[fwd_free_n++] = idx;
+	if (l->twin)
+		fwd_listener_close(c, l->twin - 1);
+	l->twin = 0;
+}
+
+/**
+ * fwd_listen_port() - open and register the sockets of one forwarded port
+ * @c:		execution context
+ * @t:		the rule's table
+ * @r:		rule
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @ev_type:	enum epoll_type of the listener
+ * @port:	host port
+ * @to:		guest port
+ *
+ * Inside the namespace, a rule without an address listens on its loopback,
+ * as upstream's -T and -U do: one socket per family, the second the first's
+ * twin. A family the namespace lacks is skipped.
+ *
+ * Return: listener index (of the first socket), or -errno if the port
+ *	   can't be bound
+ */
+static int fwd_listen_port(struct ctx *c, const struct fwd_table *t,
+			   const struct fwd_rule *r, int type,
+			   enum epoll_type ev_type, uint16_t port, uint16_t to)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	int first = -EADDRNOTAVAIL;
+	union inany_addr lo;
+	unsigned int i;
+
+	if (!t->in_ns || r->addr_set)
+		return fwd_listen_one(c, r->addr_set ? &r->addr : NULL,
+				      r->ifname, type, ev_type, port, to);
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		int ret;
+
+		if ((families[i] == AF_INET && c->ip4_off) ||
+		    (families[i] == AF_INET6 && c->ip6_off))
+			continue;
+		inany_loopback(&lo, families[i]);
+		ret = fwd_listen_one(c, &lo, r->ifname, type, ev_type, port,
+				     to);
+		if (ret == -EADDRNOTAVAIL || ret == -EAFNOSUPPORT)
+			continue;
+		if (ret < 0) {
+			if (first >= 0)
+				fwd_listener_close(c, first);
+			return ret;
+		}
+		if (first >= 0)
+			fwd_listeners[first].twin = ret + 1;
+		else
+			first = ret;
+	}
+	return first;
 }
 
 /**
  * fwd_listen_port_retry() - fwd_listen_port(), waiting a little for a port
  *			     that a pasta on its way out still holds
  * @c:		execution context
+ * @t:		the rule's table
  * @r:		rule
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @ev_type:	enum epoll_type of the listener
@@ -335,14 +394,15 @@ static void fwd_listener_close(struct ctx *c, uint32_t idx)
  *
  * Return: listener index, or -errno if the port can't be bound
  */
-static int fwd_listen_port_retry(struct ctx *c, const struct fwd_rule *r,
-				 int type, enum epoll_type ev_type,
-				 uint16_t port, uint16_t to)
+static int fwd_listen_port_retry(struct ctx *c, const struct fwd_table *t,
+				 const struct fwd_rule *r, int type,
+				 enum epoll_type ev_type, uint16_t port,
+				 uint16_t to)
 {
 	int64_t until = now_ms() + FWD_BIND_RETRY_MS;
 	int ret;
 
-	while ((ret = fwd_listen_port(c, r, type, ev_type, port, to)) ==
+	while ((ret = fwd_listen_port(c, t, r, type, ev_type, port, to)) ==
 	       -EADDRINUSE &&
 	       !r->all && now_ms() < until)
 		usleep(FWD_BIND_RETRY_STEP_MS * 1000);
@@ -373,8 +433,8 @@ void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,
 
 			if (to < 0 || (r->all && fwd_is_ephemeral(port)))
 				continue;
-			ret = fwd_listen_port_retry(c, r, type, ev_type, port,
-						    to);
+			ret = fwd_listen_port_retry(c, t, r, type, ev_type,
+						    port, to);
 			/* "every port": not those taken, or privileged */
 			if ((ret == -EADDRINUSE || ret == -EACCES) && r->all)
 				continue;
@@ -456,21 +516,89 @@ static void fwd_scan_file(int fd, bool tcp, uint8_t *map)
 }
 
 /**
- * fwd_auto_table() - follow the namespace's listening ports, one protocol
- * @c:		execution context
- * @t:		the protocol's rules, with "auto"
- * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
+ * fwd_rules_cover() - does a rule of a table name a port?
+ * @t:		table
+ * @port:	port on the table's listening side
  *
- * A port the namespace listens on is forwarded from the same host port, on
- * every address, unless a rule given explicitly covers it or it is in the
- * ephemeral range (a client's unconnected UDP socket is no service); one
- * it no longer listens on is released. A host port that can't be bound (the
- * host's own services) is tried again at the next scan.
+ * Return: true if one does
  */
-static void fwd_auto_table(struct ctx *c, struct fwd_table *t, int type)
+static bool fwd_rules_cover(const struct fwd_table *t, unsigned int port)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (fwd_rule_to(&t->rules[i], port) >= 0)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * struct fwd_auto_arg - the listeners "auto" opens, for fwd_auto_bind()
+ * @c:		execution context
+ * @t:		table
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @ev_type:	enum epoll_type of the listeners
+ * @add:	bitmap of the ports to open
+ */
+struct fwd_auto_arg {
+	struct ctx *c;
+	struct fwd_table *t;
+	int type;
+	enum epoll_type ev_type;
+	const uint8_t *add;
+};
+
+/**
+ * fwd_auto_bind() - open the listeners "auto" found missing
+ * @arg:	struct fwd_auto_arg
+ *
+ * Runs inside the namespace (pasta_ns_run()) for -T and -U. A port that
+ * can't be bound (the other side's own services) is tried again at the
+ * next scan.
+ *
+ * Return: 0
+ */
+static int fwd_auto_bind(void *arg)
+{
+	static const struct fwd_rule any;
+	const struct fwd_auto_arg *a = arg;
+	unsigned int port;
+
+	for (port = 1; port <= UINT16_MAX; port++) {
+		int idx;
+
+		if (!(a->add[port / 8] & (1 << (port % 8))))
+			continue;
+		idx = fwd_listen_port(a->c, a->t, &any, a->type, a->ev_type,
+				      port, port);
+		if (idx >= 0)
+			a->t->auto_idx[port] = idx + 1;
+	}
+	return 0;
+}
+
+/**
+ * fwd_auto_table() - follow the other side's listening ports, one table
+ * @c:		execution context
+ * @t:		the table, with "auto"
+ * @rev:	the table of the opposite direction, same protocol
+ * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
+ * @ev_type:	enum epoll_type of the table's listeners
+ *
+ * A port the other side listens on is forwarded to the same port, unless
+ * a rule given explicitly covers it, it is in the ephemeral range (a
+ * client's unconnected UDP socket is no service), or it is one the
+ * opposite direction listens on: that is our own socket, seen from the
+ * other side. One it no longer listens on is released.
+ */
+static void fwd_auto_table(struct ctx *c, struct fwd_table *t,
+			   const struct fwd_table *rev, int type,
+			   enum epoll_type ev_type)
 {
 	static uint8_t map[(UINT16_MAX + 1) / 8];
-	static const struct fwd_rule any;
+	struct fwd_auto_arg arg = { c, t, type, ev_type, map };
+	bool add = false;
 	unsigned int port, i;
 
 	memset(map, 0, sizeof(map));
@@ -478,28 +606,33 @@ static void fwd_auto_table(struct ctx *c, struct fwd_table *t, int type)
 		fwd_scan_file(t->scan_fd[i], type == SOCK_STREAM, map);
 
 	for (port = 1; port <= UINT16_MAX; port++) {
-		bool want = map[port / 8] & (1 << (port % 8)) &&
-			    !fwd_is_ephemeral(port);
-		int idx;
+		bool want = map[port / 8] & (1 << (port % 8));
+		uint32_t idx = t->auto_idx[port];
 
-		for (i = 0; want && i < t->n; i++)
-			want = fwd_rule_to(&t->rules[i], port) < 0;
-		if (want && !t->auto_idx[port]) {
-			idx = fwd_listen_port(c, &any, type,
-					      type == SOCK_STREAM ?
-					      EPOLL_TYPE_TCP_LISTEN :
-					      EPOLL_TYPE_UDP_LISTEN, port, port);
-			if (idx >= 0)
-				t->auto_idx[port] = idx + 1;
-		} else if (!want && t->auto_idx[port]) {
-			fwd_listener_close(c, t->auto_idx[port] - 1);
+		want = want && !fwd_is_ephemeral(port) &&
+		       !fwd_rules_cover(t, port) &&
+		       !fwd_rules_cover(rev, port) && !rev->auto_idx[port];
+		if (want && !idx) {
+			add = true;
+			continue;
+		}
+		map[port / 8] &= ~(1 << (port % 8));
+		if (!want && idx) {
+			fwd_listener_close(c, idx - 1);
 			t->auto_idx[port] = 0;
 		}
 	}
+	if (!add)
+		return;
+	if (t->in_ns)
+		pasta_ns_run(c, fwd_auto_bind, &arg);
+	else
+		fwd_auto_bind(&arg);
 }
 
 /**
- * fwd_auto_scan() - pasta's "auto": look at the namespace's ports each second
+ * fwd_auto_scan() - pasta's "auto": look at the other side's ports each
+ *		     second
  * @c:		execution context
  */
 void fwd_auto_scan(struct ctx *c)
@@ -510,7 +643,15 @@ void fwd_auto_scan(struct ctx *c)
 		return;
 	next = c->now + MS_PER_S;
 	if (c->fwd_tcp->auto_scan)
-		fwd_auto_table(c, c->fwd_tcp, SOCK_STREAM);
+		fwd_auto_table(c, c->fwd_tcp, c->fwd_tcp_ns, SOCK_STREAM,
+			       EPOLL_TYPE_TCP_LISTEN);
 	if (c->fwd_udp->auto_scan)
-		fwd_auto_table(c, c->fwd_udp, SOCK_DGRAM);
+		fwd_auto_table(c, c->fwd_udp, c->fwd_udp_ns, SOCK_DGRAM,
+			       EPOLL_TYPE_UDP_LISTEN);
+	if (c->fwd_tcp_ns->auto_scan)
+		fwd_auto_table(c, c->fwd_tcp_ns, c->fwd_tcp, SOCK_STREAM,
+			       EPOLL_TYPE_SPLICE_LISTEN);
+	if (c->fwd_udp_ns->auto_scan)
+		fwd_auto_table(c, c->fwd_udp_ns, c->fwd_udp, SOCK_DGRAM,
+			       EPOLL_TYPE_UDP_NS_LISTEN);
 }

@@ -56,15 +56,19 @@ struct fwd_rule {
  * @rules:	rules, in the order given
  * @n:		how many
  * @set:	an option was given (even "none")
- * @auto_scan:	pasta's "auto": follow the ports the namespace listens on
- * @scan_fd:	/proc/net/tcp or udp of the namespace, IPv4 and IPv6, -1 if
- *		not open
+ * @in_ns:	pasta's -T or -U: the sockets are inside the namespace, and a
+ *		rule without an address binds its loopback (both families)
+ * @auto_scan:	pasta's "auto": follow the ports the other side listens on
+ * @scan_fd:	/proc/net/tcp or udp of the other side (the namespace for -t
+ *		and -u, the host for -T and -U), IPv4 and IPv6, -1 if not
+ *		open
  * @auto_idx:	listener index + 1 of each port forwarded by "auto", 0 if none
  */
 struct fwd_table {
 	struct fwd_rule rules[FWD_RULES_MAX];
 	unsigned int n;
 	bool set;
+	bool in_ns;
 	bool auto_scan;
 	int scan_fd[2];
 	uint32_t auto_idx[UINT16_MAX + 1];
@@ -75,11 +79,14 @@ struct fwd_table {
  * @fd:		socket
  * @port:	host port
  * @to:		guest port
+ * @twin:	index + 1 of the other family's socket of the same port (a
+ *		-T or -U rule on the namespace's loopback), 0 if none
  */
 struct fwd_listener {
 	int fd;
 	uint16_t port;
 	uint16_t to;
+	uint32_t twin;
 };
 
 int fwd_parse(struct fwd_table *t, const char *spec, bool passt);

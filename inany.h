@@ -118,6 +118,15 @@ static inline bool inany_is_loopback(const union inany_addr *a)
 	return IN6_IS_ADDR_LOOPBACK(&a->a6);
 }
 
+/* 127.0.0.1 for an IPv4 @family, ::1 otherwise */
+static inline void inany_loopback(union inany_addr *a, int family)
+{
+	if (family == AF_INET)
+		inany_from_v4(a, (struct in_addr){ htonl(INADDR_LOOPBACK) });
+	else
+		a->a6 = in6addr_loopback;
+}
+
 /* Given at all: an optional address is all zeroes (not even 0.0.0.0) if not */
 static inline bool inany_is_set(const union inany_addr *a)
 {

@@ -42,7 +42,7 @@ static const uint8_t mac_ours[ETH_ADDR_LEN] = {
 	0x02, 0x70, 0x61, 0x73, 0x74, 0x61
 };
 
-static struct fwd_table fwd_tcp, fwd_udp, fwd_tcp_ns;
+static struct fwd_table fwd_tcp, fwd_udp, fwd_tcp_ns, fwd_udp_ns;
 
 /**
  * stats_dump() - log counters of frames, drops and flows (SIGUSR1)
@@ -202,6 +202,7 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		udp_sock_handler(c, ref, ev->events);
 		break;
 	case EPOLL_TYPE_UDP_LISTEN:
+	case EPOLL_TYPE_UDP_NS_LISTEN:
 		udp_listen_handler(c, ref, ev->events);
 		break;
 	case EPOLL_TYPE_PING:
@@ -260,6 +261,8 @@ int main(int argc, char **argv)
 	c.fwd_tcp = &fwd_tcp;
 	c.fwd_udp = &fwd_udp;
 	c.fwd_tcp_ns = &fwd_tcp_ns;
+	c.fwd_udp_ns = &fwd_udp_ns;
+	fwd_tcp_ns.in_ns = fwd_udp_ns.in_ns = true;
 	memcpy(c.mac_ours, mac_ours, ETH_ADDR_LEN);
 	memset(c.mac_guest, 0xff, ETH_ADDR_LEN);
 
@@ -286,6 +289,7 @@ int main(int argc, char **argv)
 	tcp_init(&c);
 	udp_init(&c);
 	c.now = now_ms();
+	fwd_auto_scan(&c);	/* "auto" ports are there when the command runs */
 
 	if (!c.cmd_pid && !c.foreground)
 		daemonise(&c);

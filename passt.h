@@ -42,6 +42,7 @@ enum epoll_type {
 	EPOLL_TYPE_NSQUIT,	/* inotify or pidfd: the namespace may be gone */
 	EPOLL_TYPE_SPLICE,	/* a socket of a -T connection */
 	EPOLL_TYPE_SPLICE_LISTEN,	/* -T listener, in the namespace */
+	EPOLL_TYPE_UDP_NS_LISTEN,	/* -U socket, in the namespace */
 	EPOLL_TYPE_MAX,
 };
 
@@ -156,6 +157,7 @@ struct ctx {
 	struct fwd_table *fwd_tcp;	/* -t rules */
 	struct fwd_table *fwd_udp;	/* -u rules */
 	struct fwd_table *fwd_tcp_ns;	/* -T rules: namespace to host */
+	struct fwd_table *fwd_udp_ns;	/* -U rules: namespace to host */
 
 	int64_t now;			/* ms, monotonic, set each loop */
 	bool quit;

@@ -366,7 +366,7 @@ static void pasta_config_net(const struct ctx *c)
 }
 
 /**
- * pasta_listen_in_ns() - open the -T listeners, run via ns_call()
+ * pasta_listen_in_ns() - open the -T and -U listeners, run via ns_call()
  * @arg:	execution context
  *
  * Return: 0 (a port that can't be bound ends the child with die())
@@ -376,6 +376,7 @@ static int pasta_listen_in_ns(void *arg)
 	struct ctx *c = arg;
 
 	fwd_listen(c, c->fwd_tcp_ns, SOCK_STREAM, EPOLL_TYPE_SPLICE_LISTEN);
+	fwd_listen(c, c->fwd_udp_ns, SOCK_DGRAM, EPOLL_TYPE_UDP_NS_LISTEN);
 	return 0;
 }
 
@@ -397,8 +398,15 @@ void pasta_start(struct ctx *c)
 		die("Can't create tap device %s in the namespace: %s",
 		    c->ifname, strerror(-ret));
 	pasta_config_net(c);
-	if (c->fwd_tcp_ns->n && ns_call(c->fd_netns, pasta_listen_in_ns, c))
-		die("Can't listen on -T ports in the namespace");
+	if ((c->fwd_tcp_ns->n || c->fwd_udp_ns->n) &&
+	    ns_call(c->fd_netns, pasta_listen_in_ns, c))
+		die("Can't listen on -T or -U ports in the namespace");
+	/* -T/-U auto follow the host's ports: these files are ours */
+	ret = pasta_scan_open(c->fwd_tcp_ns, "tcp") ?:
+	      pasta_scan_open(c->fwd_udp_ns, "udp");
+	if (ret)
+		die("Can't open the host's /proc/net files: %s",
+		    strerror(-ret));
 	close(pasta_nl_ns);
 	pasta_nl_ns = -1;
 	debug("pasta: tap %s in the namespace, guest %s", c->ifname,
@@ -541,6 +549,7 @@ void pasta_netns_poll(struct ctx *c)
  */
 struct pasta_sock_arg {
 	int family;
+	int type;
 	int fd;
 };
 
@@ -548,24 +557,37 @@ static int pasta_ns_socket_cb(void *arg)
 {
 	struct pasta_sock_arg *a = arg;
 
-	a->fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		       0);
+	a->fd = socket(a->family, a->type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	return a->fd < 0 ? -errno : 0;
 }
 
 /**
- * pasta_ns_socket() - a TCP socket inside the namespace, for splicing
+ * pasta_ns_run() - run a function inside the namespace, then return
+ * @c:		execution context
+ * @fn:		function, may create sockets: they stay the namespace's
+ * @arg:	argument for @fn
+ *
+ * Return: what @fn returned, or -errno
+ */
+int pasta_ns_run(const struct ctx *c, int (*fn)(void *), void *arg)
+{
+	return ns_call(c->fd_netns, fn, arg);
+}
+
+/**
+ * pasta_ns_socket() - a socket inside the namespace, for splicing
  * @c:		execution context
  * @family:	AF_INET or AF_INET6
+ * @type:	SOCK_STREAM or SOCK_DGRAM
  *
  * A socket belongs to the namespace it was created in: connect() from here
  * reaches the namespace's loopback.
  *
  * Return: socket, or -1 on failure
  */
-int pasta_ns_socket(const struct ctx *c, int family)
+int pasta_ns_socket(const struct ctx *c, int family, int type)
 {
-	struct pasta_sock_arg a = { family, -1 };
+	struct pasta_sock_arg a = { family, type, -1 };
 
 	if (ns_call(c->fd_netns, pasta_ns_socket_cb, &a))
 		return -1;

@@ -177,14 +177,13 @@ void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 static void splice_flow_new(struct ctx *c, int s, int peer, int family,
 			    uint16_t to)
 {
-	union inany_addr lo = { .a6 = in6addr_loopback };
 	struct splice_flow *sf;
+	union inany_addr lo;
 	union sockaddr_inany dst;
 	socklen_t sl;
 	int idx;
 
-	if (family == AF_INET)
-		inany_from_v4(&lo, (struct in_addr){ htonl(INADDR_LOOPBACK) });
+	inany_loopback(&lo, family);
 	idx = flow_alloc();
 	if (idx < 0) {
 		err_ratelimit("splice: flow table full, refusing a connection");
@@ -246,6 +245,23 @@ void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 }
 
 /**
+ * splice_ok() - should a client of a -t or -u port be spliced?
+ * @c:		execution context
+ * @sa:		client
+ *
+ * Return: true for pasta, unless --no-splice, and a client on the host's
+ *	   loopback: the namespace's loopback is then the right peer
+ */
+bool splice_ok(const struct ctx *c, const union sockaddr_inany *sa)
+{
+	union inany_addr a;
+	uint16_t port;
+
+	return c->mode == MODE_PASTA && !c->no_splice &&
+	       !inany_from_sockaddr(&a, &port, sa) && inany_is_loopback(&a);
+}
+
+/**
  * splice_from_host() - take a -t connection from the host's loopback to the
  *			namespace's loopback
  * @c:		execution context
@@ -256,8 +272,10 @@ void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
 		      uint16_t to)
 {
-	splice_flow_new(c, s, pasta_ns_socket(c, sa->sa.sa_family),
-			sa->sa.sa_family, to);
+	int family = sa->sa.sa_family;
+
+	splice_flow_new(c, s, pasta_ns_socket(c, family, SOCK_STREAM), family,
+			to);
 }
 
 /**

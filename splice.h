@@ -2,6 +2,7 @@
 #ifndef SPLICE_H
 #define SPLICE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "passt.h"
@@ -9,6 +10,7 @@
 void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 			   uint32_t events);
+bool splice_ok(const struct ctx *c, const union sockaddr_inany *sa);
 void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
 		      uint16_t to);
 

@@ -1354,23 +1354,6 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
 }
 
 /**
- * tcp_splice_ok() - should a connection to a forwarded port be spliced?
- * @c:		execution context
- * @sa:		client
- *
- * Return: true for pasta, unless --no-splice, and a client on the host's
- *	   loopback: the namespace's loopback is then the right peer
- */
-static bool tcp_splice_ok(const struct ctx *c, const union sockaddr_inany *sa)
-{
-	union inany_addr a;
-	uint16_t port;
-
-	return c->mode == MODE_PASTA && !c->no_splice &&
-	       !inany_from_sockaddr(&a, &port, sa) && inany_is_loopback(&a);
-}
-
-/**
  * tcp_listen_handler() - accept connections to a forwarded port
  * @c:		execution context
  * @ref:	epoll reference, index is the forwarded port's listener
@@ -1396,7 +1379,7 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 					      l->port, strerror(errno));
 			return;
 		}
-		if (tcp_splice_ok(c, &sa))
+		if (splice_ok(c, &sa))
 			splice_from_host(c, s, &sa, l->to);
 		else
 			tcp_conn_from_sock(c, s, l->to, &sa);

@@ -29,6 +29,8 @@
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
+#include "pasta.h"
+#include "splice.h"
 #include "tap.h"
 #include "udp.h"
 
@@ -74,7 +76,32 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
 {
 	udp_tap_send(c, udp_frame, &uf->f.key.paddr, uf->f.key.pport,
 		     &uf->f.key.gaddr, uf->f.key.gport, len);
-	uf->dgrams_to_tap++;
+	uf->f.active_at = c->now;
+}
+
+/**
+ * udp_to_sender() - send a datagram back to whoever wrote to a forwarded port
+ * @c:		execution context
+ * @uf:		flow, started by a datagram to a forwarded port
+ * @buf:	payload
+ * @len:	its length
+ *
+ * The datagram leaves through that port's socket, so that it comes from
+ * the port the sender used. If the port is no longer forwarded ("auto"
+ * released it), the flow has nowhere to answer and ends.
+ */
+static void udp_to_sender(struct ctx *c, struct udp_flow *uf,
+			  const void *buf, size_t len)
+{
+	const struct fwd_listener *l = fwd_listener_at(uf->listen_idx);
+
+	if (l->fd != uf->listen_fd || l->to != uf->f.key.gport) {
+		flow_close((union flow *)uf - flowtab);
+		return;
+	}
+	if (sendto(uf->listen_fd, buf, len, MSG_DONTWAIT, &uf->peer.sa,
+		   uf->peer_len) < 0)
+		debug("UDP: sendto: %s", strerror(errno));
 	uf->f.active_at = c->now;
 }
 
@@ -82,12 +109,16 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
  * udp_flow_new() - allocate and register a flow
  * @c:		execution context
  * @key:	flow key
- * @s:		socket, -1 to create and connect one (outbound)
+ * @s:		our own socket, created, not connected yet (outbound, spliced),
+ *		or -1 (inbound with the guest)
+ * @dst:	where @s connects to
+ * @dl:		length of @dst
  *
- * Return: flow, or NULL on failure (logged)
+ * Return: flow, or NULL on failure (logged; @s is closed)
  */
 static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
-				     int s)
+				     int s, const union sockaddr_inany *dst,
+				     socklen_t dl)
 {
 	char str[FLOW_STRLEN];
 	struct udp_flow *uf;
@@ -97,6 +128,8 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 		pkt_drop(DROP_FLOW_TABLE_FULL);
 		err_ratelimit("UDP: flow table full, dropping %s",
 			      flow_str(key, str, sizeof(str)));
+		if (s >= 0)
+			close(s);
 		return NULL;
 	}
 	uf = &flowtab[idx].udp;
@@ -104,29 +137,45 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf->f.key = *key;
 	uf->f.active_at = c->now;
 	uf->sock = s;
-	uf->inbound = s >= 0;
+	uf->listen_fd = -1;
 
-	if (!uf->inbound) {
-		union sockaddr_inany sa;
-		socklen_t sl;
-
-		s = ip_flow_sock(c, SOCK_DGRAM, IPPROTO_UDP, &key->paddr,
-				 key->pport, key->gport, &sa, &sl);
-		if (s < 0 || connect(s, &sa.sa, sl)) {
-			err_ratelimit("UDP: socket for %s: %s",
+	if (s >= 0) {
+		if (connect(s, &dst->sa, dl)) {
+			err_ratelimit("UDP: connect for %s: %s",
 				      flow_str(key, str, sizeof(str)),
-				      strerror(s < 0 ? -s : errno));
-			if (s >= 0)
-				close(s);
-			uf->sock = -1;
+				      strerror(errno));
 			flow_close(idx);
 			return NULL;
 		}
-		uf->sock = s;
 		epoll_ref_add(c, s, EPOLL_TYPE_UDP, idx, EPOLLIN);
 	}
 	flow_hash_insert(idx);
 	return uf;
+}
+
+/**
+ * udp_outbound_flow() - a flow for a datagram from the guest to a peer
+ * @c:		execution context
+ * @key:	flow key
+ *
+ * Return: flow, NULL on failure (logged)
+ */
+static struct udp_flow *udp_outbound_flow(struct ctx *c,
+					  const struct flow_key *key)
+{
+	union sockaddr_inany sa;
+	char str[FLOW_STRLEN];
+	socklen_t sl;
+	int s;
+
+	s = ip_flow_sock(c, SOCK_DGRAM, IPPROTO_UDP, &key->paddr, key->pport,
+			 key->gport, &sa, &sl);
+	if (s < 0) {
+		err_ratelimit("UDP: socket for %s: %s",
+			      flow_str(key, str, sizeof(str)), strerror(-s));
+		return NULL;
+	}
+	return udp_flow_new(c, key, s, &sa, sl);
 }
 
 static const struct in6_addr dhcpv6_servers = {
@@ -177,7 +226,6 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 	struct flow_key key = { .proto = IPPROTO_UDP };
 	const struct udphdr *uh = pkt_pull(&l4, sizeof(*uh));
 	struct udp_flow *uf;
-	ssize_t n;
 	int idx;
 
 	if (!uh || ntohs(uh->len) < sizeof(*uh) ||
@@ -204,19 +252,13 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 	}
 
 	idx = flow_lookup(&key);
-	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, -1);
+	uf = idx >= 0 ? &flowtab[idx].udp : udp_outbound_flow(c, &key);
 	if (!uf)
 		return;
-
-	if (uf->inbound) {
-		n = sendto(uf->sock, l4.data, l4.len, MSG_DONTWAIT,
-			   &uf->peer.sa, uf->peer_len);
-	} else {
-		n = send(uf->sock, l4.data, l4.len, MSG_DONTWAIT);
-	}
-	if (n < 0)
+	if (uf->listen_fd >= 0)
+		udp_to_sender(c, uf, l4.data, l4.len);
+	else if (send(uf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
 		debug("UDP: send: %s", strerror(errno));
-	uf->dgrams_from_tap++;
 	uf->f.active_at = c->now;
 }
 
@@ -237,16 +279,31 @@ static size_t udp_payload_max(const struct ctx *c, const struct udp_flow *uf)
 }
 
 /**
- * udp_inbound_flow() - the flow of a datagram to a forwarded port
+ * udp_listener_set() - note the forwarded port's socket a flow came in on
+ * @uf:		flow
+ * @lidx:	listener index
+ * @sa:		sender
+ * @sl:		length of @sa
+ */
+static void udp_listener_set(struct udp_flow *uf, uint32_t lidx,
+			     const union sockaddr_inany *sa, socklen_t sl)
+{
+	uf->listen_fd = fwd_listener_at(lidx)->fd;
+	uf->listen_idx = lidx;
+	uf->peer = *sa;
+	uf->peer_len = sl;
+}
+
+/**
+ * udp_inbound_flow() - the flow with the guest of a datagram to a -u port
  * @c:		execution context
- * @l:		the forwarded port's socket
+ * @lidx:	the forwarded port's listener index
  * @sa:		sender
  * @sl:		length of @sa
  *
  * Return: flow, found or new, NULL if the guest can't have it
  */
-static struct udp_flow *udp_inbound_flow(struct ctx *c,
-					 const struct fwd_listener *l,
+static struct udp_flow *udp_inbound_flow(struct ctx *c, uint32_t lidx,
 					 const union sockaddr_inany *sa,
 					 socklen_t sl)
 {
@@ -257,61 +314,119 @@ static struct udp_flow *udp_inbound_flow(struct ctx *c,
 	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
 	    !ip_guest_addr(c, inany_family(&key.paddr), &key.gaddr))
 		return NULL;
-	key.gport = l->to;
+	key.gport = fwd_listener_at(lidx)->to;
 	ip_inbound_peer(c, &key.paddr);
 	idx = flow_lookup(&key);
-	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, l->fd);
-	if (!uf)
-		return NULL;
-	uf->host_port = l->port;
-	uf->peer = *sa;
-	uf->peer_len = sl;
+	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, -1, NULL, 0);
+	if (uf)
+		udp_listener_set(uf, lidx, sa, sl);
 	return uf;
 }
 
 /**
- * udp_recv_to_tap() - read datagrams from a socket and send them to the guest
+ * udp_spliced_flow() - the spliced flow of a datagram to a -u or -U port
  * @c:		execution context
- * @s:		socket
- * @uf:		flow, or NULL for a forwarded port's socket: found by sender
- * @l:		forwarded port's socket, if @uf is NULL
+ * @lidx:	the forwarded port's listener index
+ * @sa:		sender
+ * @sl:		length of @sa
+ * @from:	FLOW_SPLICED_FROM_HOST (-u) or FLOW_SPLICED_FROM_NS (-U)
+ *
+ * Return: flow, found or new, NULL on failure (logged)
  */
-static void udp_recv_to_tap(struct ctx *c, int s, struct udp_flow *uf,
-			    const struct fwd_listener *l)
+static struct udp_flow *udp_spliced_flow(struct ctx *c, uint32_t lidx,
+					 const union sockaddr_inany *sa,
+					 socklen_t sl, enum flow_spliced from)
+{
+	struct flow_key key = { .proto = IPPROTO_UDP, .spliced = from };
+	union sockaddr_inany dst;
+	struct udp_flow *uf;
+	int idx, family, s;
+
+	if (inany_from_sockaddr(&key.paddr, &key.pport, sa))
+		return NULL;
+	family = inany_family(&key.paddr);
+	inany_loopback(&key.gaddr, family);
+	key.gport = fwd_listener_at(lidx)->to;
+	idx = flow_lookup(&key);
+	if (idx >= 0)
+		return &flowtab[idx].udp;
+
+	if (from == FLOW_SPLICED_FROM_NS)
+		s = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	else
+		s = pasta_ns_socket(c, family, SOCK_DGRAM);
+	if (s < 0) {
+		err_ratelimit("UDP: no socket to splice to port %u",
+			      key.gport);
+		return NULL;
+	}
+	uf = udp_flow_new(c, &key, s, &dst,
+			  sockaddr_from_inany(&dst, &key.gaddr, key.gport, 0));
+	if (uf)
+		udp_listener_set(uf, lidx, sa, sl);
+	return uf;
+}
+
+/**
+ * udp_listen_handler() - datagrams on a forwarded port's socket
+ * @c:		execution context
+ * @ref:	epoll reference, index is the forwarded port's listener
+ * @events:	epoll events
+ *
+ * A -U port's datagrams are all spliced to the host; a -u port's are
+ * spliced to the namespace if they come from the host's loopback (pasta),
+ * and go to the guest otherwise.
+ */
+void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
 	uint8_t *payload = udp_frame + FRAME_L4_OFF + sizeof(struct udphdr);
-	size_t max = MIN((size_t)UDP_MAX_PAYLOAD,
-			 (size_t)c->mtu - sizeof(struct iphdr) -
-			 sizeof(struct udphdr));
-	bool shared = !uf;
+	const struct fwd_listener *l = fwd_listener_at(ref.index);
+	bool from_ns = ref.type == EPOLL_TYPE_UDP_NS_LISTEN;
 	int i;
 
-	for (i = 0; i < UDP_BATCH; i++) {
+	if (!(events & EPOLLIN))
+		return;
+	for (i = 0; i < UDP_BATCH && l->fd == ref.fd; i++) {
 		union sockaddr_inany sa;
 		socklen_t sl = sizeof(sa);
+		struct udp_flow *uf;
 		ssize_t n;
 
-		n = recvfrom(s, payload, max, MSG_DONTWAIT | MSG_TRUNC,
+		n = recvfrom(ref.fd, payload, UDP_MAX_PAYLOAD, MSG_DONTWAIT,
 			     &sa.sa, &sl);
 		if (n < 0)
 			return;
-		if (shared && !(uf = udp_inbound_flow(c, l, &sa, sl)))
+		if (!from_ns && !splice_ok(c, &sa)) {
+			uf = udp_inbound_flow(c, ref.index, &sa, sl);
+			if (uf && (size_t)n <= udp_payload_max(c, uf))
+				udp_to_tap(c, uf, n);
 			continue;
-		if ((size_t)n > udp_payload_max(c, uf))
-			continue;	/* larger than the guest's MTU */
-		udp_to_tap(c, uf, n);
+		}
+		uf = udp_spliced_flow(c, ref.index, &sa, sl, from_ns ?
+				      FLOW_SPLICED_FROM_NS :
+				      FLOW_SPLICED_FROM_HOST);
+		if (!uf)
+			continue;
+		if (send(uf->sock, payload, n, MSG_DONTWAIT) < 0)
+			debug("UDP: splice send: %s", strerror(errno));
+		uf->f.active_at = c->now;
 	}
 }
 
 /**
- * udp_sock_handler() - datagrams on an outbound flow's socket
+ * udp_sock_handler() - datagrams on a flow's own socket
  * @c:		execution context
  * @ref:	epoll reference
  * @events:	epoll events
+ *
+ * The peer's answers go to the guest, or, spliced, to the sender on the
+ * other side.
  */
 void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
+	uint8_t *payload = udp_frame + FRAME_L4_OFF + sizeof(struct udphdr);
 	struct udp_flow *uf = &flowtab[ref.index].udp;
+	int i;
 
 	if (uf->f.type != FLOW_UDP || uf->f.closing || uf->sock != ref.fd)
 		return;
@@ -323,26 +438,22 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		getsockopt(ref.fd, SOL_SOCKET, SO_ERROR, &err, &sl);
 		debug("UDP: socket error: %s", strerror(err));
 	}
-	if (events & EPOLLIN)
-		udp_recv_to_tap(c, ref.fd, uf, NULL);
+	for (i = 0; (events & EPOLLIN) && i < UDP_BATCH && !uf->f.closing;
+	     i++) {
+		ssize_t n = recv(ref.fd, payload, UDP_MAX_PAYLOAD,
+				 MSG_DONTWAIT);
+
+		if (n < 0)
+			return;
+		if (uf->f.key.spliced)
+			udp_to_sender(c, uf, payload, n);
+		else if ((size_t)n <= udp_payload_max(c, uf))
+			udp_to_tap(c, uf, n);
+	}
 }
 
 /**
- * udp_listen_handler() - datagrams on a forwarded port's socket
- * @c:		execution context
- * @ref:	epoll reference, index is the forwarded port's listener
- * @events:	epoll events
- */
-void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
-{
-	const struct fwd_listener *l = fwd_listener_at(ref.index);
-
-	if ((events & EPOLLIN) && l->fd == ref.fd)
-		udp_recv_to_tap(c, ref.fd, NULL, l);
-}
-
-/**
- * udp_flow_free() - release a closed flow's socket, unless shared
+ * udp_flow_free() - release a closed flow's own socket
  * @c:		execution context
  * @idx:	flow index
  */
@@ -350,7 +461,7 @@ void udp_flow_free(struct ctx *c, int idx)
 {
 	struct udp_flow *uf = &flowtab[idx].udp;
 
-	if (!uf->inbound && uf->sock >= 0) {
+	if (uf->sock >= 0) {
 		epoll_ref_del(c, uf->sock);
 		close(uf->sock);
 	}

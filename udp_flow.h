@@ -10,27 +10,27 @@
 #include "inany.h"
 
 /**
- * struct udp_flow - one UDP flow between the guest and a host peer
+ * struct udp_flow - one UDP flow: the guest and a host peer, or, spliced,
+ *		     two loopback peers on either side of pasta
  * @f:		common flow header
- * @sock:	connected socket (outbound), or the forwarded port's socket
- * @inbound:	started by a datagram to a forwarded port: @sock is shared,
- *		replies go out with sendto() to the peer
- * @host_port:	forwarded host port (inbound only)
- * @peer:	the sender's real address and port (inbound only): the key
+ * @sock:	our own socket, connected: to the peer (outbound), or, spliced,
+ *		to the other side's loopback; -1 for an inbound flow with the
+ *		guest
+ * @listen_fd:	the forwarded port's socket the flow started on, -1 for an
+ *		outbound one: replies leave through it with sendto() to @peer,
+ *		so that the sender sees them come from the port it used
+ * @listen_idx:	its listener index (it may close while the flow lives)
+ * @peer:	the sender's real address and port (not outbound): the key
  *		may show the gateway instead
  * @peer_len:	length of @peer
- * @dgrams_from_tap:	datagrams from the guest
- * @dgrams_to_tap:	datagrams to the guest
  */
 struct udp_flow {
 	struct flow_common f;
 	int sock;
-	bool inbound;
-	uint16_t host_port;
+	int listen_fd;
+	uint32_t listen_idx;
 	union sockaddr_inany peer;
 	socklen_t peer_len;
-	uint64_t dgrams_from_tap;
-	uint64_t dgrams_to_tap;
 };
 
 #endif /* UDP_FLOW_H */

@@ -416,8 +416,7 @@ static void test_flow_table(void)
 			break;
 		flowtab[idx].udp.f.type = FLOW_UDP;
 		flowtab[idx].udp.f.key = test_key(i);
-		flowtab[idx].udp.inbound = true;	/* no socket to close */
-		flowtab[idx].udp.sock = -1;
+		flowtab[idx].udp.sock = -1;	/* no socket to close */
 		flowtab[idx].udp.f.active_at = c.now;
 		flow_hash_insert(idx);
 	}

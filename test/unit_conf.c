@@ -41,12 +41,13 @@
  * @tcp:	-t rules
  * @udp:	-u rules
  * @tcp_ns:	-T rules
+ * @udp_ns:	-U rules
  * @cmd_idx:	c.cmd as an index into argv, -1 for none
  * @argv_kept:	conf() left argv's order alone
  */
 struct result {
 	struct ctx c;
-	struct fwd_table tcp, udp, tcp_ns;
+	struct fwd_table tcp, udp, tcp_ns, udp_ns;
 	long cmd_idx;
 	bool argv_kept;
 };
@@ -113,7 +114,7 @@ static void send_all(int fd, const void *buf, size_t len)
 static void __attribute__((noreturn)) child(enum mode mode, int fd_res,
 					     int fd_out, int fd_err)
 {
-	static struct fwd_table tcp, udp, tcp_ns;
+	static struct fwd_table tcp, udp, tcp_ns, udp_ns;
 	static struct result res;
 	static struct ctx c;
 	char *saved[ARGS_MAX + 1];
@@ -128,14 +129,18 @@ static void __attribute__((noreturn)) child(enum mode mode, int fd_res,
 	memset(&tcp, 0, sizeof(tcp));
 	memset(&udp, 0, sizeof(udp));
 	memset(&tcp_ns, 0, sizeof(tcp_ns));
+	memset(&udp_ns, 0, sizeof(udp_ns));
 	c.mode = mode;
 	c.epollfd = c.fd_tap = c.fd_tap_listen = c.fd_signal = -1;
 	c.fd_netns = c.fd_nsquit = -1;
 	tcp.scan_fd[0] = tcp.scan_fd[1] = udp.scan_fd[0] = udp.scan_fd[1] = -1;
 	tcp_ns.scan_fd[0] = tcp_ns.scan_fd[1] = -1;
+	udp_ns.scan_fd[0] = udp_ns.scan_fd[1] = -1;
+	tcp_ns.in_ns = udp_ns.in_ns = true;
 	c.fwd_tcp = &tcp;
 	c.fwd_udp = &udp;
 	c.fwd_tcp_ns = &tcp_ns;
+	c.fwd_udp_ns = &udp_ns;
 
 	memcpy(saved, R.argv, sizeof(saved));
 	optind = 0;		/* full reset of glibc's getopt */
@@ -146,6 +151,7 @@ static void __attribute__((noreturn)) child(enum mode mode, int fd_res,
 	memcpy(&res.tcp, &tcp, sizeof(tcp));
 	memcpy(&res.udp, &udp, sizeof(udp));
 	memcpy(&res.tcp_ns, &tcp_ns, sizeof(tcp_ns));
+	memcpy(&res.udp_ns, &udp_ns, sizeof(udp_ns));
 	res.cmd_idx = c.cmd ? c.cmd - R.argv : -1;
 	res.argv_kept = !memcmp(saved, R.argv, sizeof(saved));
 	send_all(fd_res, &res, sizeof(res));
@@ -409,7 +415,8 @@ static bool same_as(const struct result *base)
 	return !memcmp(&R.r.c, &base->c, sizeof(base->c)) &&
 	       !memcmp(&R.r.tcp, &base->tcp, sizeof(base->tcp)) &&
 	       !memcmp(&R.r.udp, &base->udp, sizeof(base->udp)) &&
-	       !memcmp(&R.r.tcp_ns, &base->tcp_ns, sizeof(base->tcp_ns));
+	       !memcmp(&R.r.tcp_ns, &base->tcp_ns, sizeof(base->tcp_ns)) &&
+	       !memcmp(&R.r.udp_ns, &base->udp_ns, sizeof(base->udp_ns));
 }
 
 /**
@@ -466,19 +473,21 @@ static void test_defaults(void)
 	expect(accepted() && C->mtu == MTU_DEFAULT && !C->mtu_no_assign &&
 	       C->host_ifi && if_nametoindex(C->ifname) == C->host_ifi &&
 	       R.r.tcp.auto_scan && !R.r.tcp.n && R.r.udp.auto_scan &&
-	       !R.r.udp.n && R.r.cmd_idx == -1 && !C->target_pid &&
+	       !R.r.udp.n && R.r.tcp_ns.auto_scan && R.r.udp_ns.auto_scan &&
+	       R.r.cmd_idx == -1 && !C->target_pid &&
 	       !C->netns_path[0] && C->fd_given == -1 &&
 	       inany_is4(&C->map_host_lo[INANY_V4], "192.0.2.254") &&
 	       inany_is6(&C->map_host_lo[INANY_V6], "2001:db8::254"), NULL,
-	       "default MTU, tap named after the host's interface, -t and "
-	       "-u auto, gateway maps the host's loopback");
+	       "default MTU, tap named after the host's interface, -t, -u, "
+	       "-T and -U auto, gateway maps the host's loopback");
 
 	PASST(NULL);
 	memcpy(&base_passt, &R.r, sizeof(R.r));
 	expect(accepted() && addr4_is(C->addr4, "192.0.2.1") &&
 	       addr6_is(&C->addr6, "2001:db8::1") &&
 	       !R.r.tcp.auto_scan && !R.r.tcp.n && !R.r.udp.auto_scan &&
-	       !R.r.udp.n && !C->sock_path_given && C->fd_given == -1, NULL,
+	       !R.r.udp.n && !R.r.tcp_ns.auto_scan && !R.r.udp_ns.auto_scan &&
+	       !C->sock_path_given && C->fd_given == -1, NULL,
 	       "host addresses, nothing forwarded");
 }
 
@@ -608,6 +617,13 @@ static void test_accumulate(void)
 	       one_rule(&R.r.tcp_ns, 1, 8081) && !R.r.tcp.n &&
 	       R.r.tcp.auto_scan, NULL,
 	       "two -T rules in their own table; -t still auto");
+	PASTA("-U", "53", "-U", "127.0.0.1/5353:53", "-T", "none");
+	expect(accepted() && R.r.udp_ns.n == 2 &&
+	       one_rule(&R.r.udp_ns, 0, 53) && !R.r.udp_ns.auto_scan &&
+	       R.r.udp_ns.rules[1].addr_set && !R.r.tcp_ns.n &&
+	       !R.r.tcp_ns.auto_scan && R.r.udp.auto_scan && R.r.tcp.auto_scan,
+	       NULL, "two -U rules in their own table, -T none: no -T auto, "
+	       "-t and -u still auto");
 	PASST("-t", "80", "-t", "81");
 	expect(accepted() && R.r.tcp.n == 2 && one_rule(&R.r.tcp, 0, 80) &&
 	       one_rule(&R.r.tcp, 1, 81), NULL, "two TCP rules in passt");
@@ -902,7 +918,9 @@ static void test_flags(void)
 
 	PASTA("--no-tcp");
 	expect(accepted() && !R.r.tcp.auto_scan && !R.r.tcp.n &&
-	       R.r.udp.auto_scan, NULL, "no TCP forwarding, UDP still auto");
+	       !R.r.tcp_ns.auto_scan && R.r.udp.auto_scan &&
+	       R.r.udp_ns.auto_scan, NULL,
+	       "no TCP forwarding either way, UDP still auto");
 	PASTA("--no-udp", "-u", "53");
 	expect(accepted() && !R.r.udp.auto_scan && !R.r.udp.n &&
 	       R.r.tcp.auto_scan, NULL, "drops -u rules, TCP still auto");
