@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 
 #include "conf.h"
+#include "dns.h"
 #include "dhcp.h"
 #include "fwd.h"
 #include "log.h"
@@ -193,7 +194,8 @@ static void usage(const char *name, FILE *f, int status)
 		"      --dns-host ADDR    that resolver (default: resolv.conf's first)\n"
 		"  -S, --search LIST      DNS search list (default: resolv.conf)\n"
 		"  -H, --hostname NAME    host name for DHCP (option 12)\n"
-		"      --fqdn NAME        accepted; not handed out yet\n"
+		"      --fqdn NAME        fully qualified name for DHCP (option\n"
+		"                         81) and DHCPv6 (option 39)\n"
 		"      --no-dhcp-dns, --no-dhcp-search\n"
 		"                         hand out no name servers, no search list\n"
 		"      --no-map-gw        don't map the gateway to the host's loopback\n"
@@ -757,11 +759,15 @@ static bool conf_option_net(struct ctx *c, int opt, const char *arg)
 	case 'H':
 		conf_path("-H", arg, c->hostname, sizeof(c->hostname));
 		break;
-	case OPT_FQDN:
-		/* Taken: not handed out yet */
-		if (!*arg || strlen(arg) >= DNS_NAME_MAX)
+	case OPT_FQDN: {
+		uint8_t wire[DNS_WIRE_NAME_MAX];
+
+		if (strlen(arg) >= sizeof(c->fqdn) ||
+		    !dns_name_encode(arg, wire, sizeof(wire)))
 			die("Invalid name for --fqdn: %s", arg);
+		strcpy(c->fqdn, arg);
 		break;
+	}
 	default:
 		return false;
 	}

@@ -93,6 +93,9 @@ static const char *const dhcp_type_names[DHCP_TYPE_MAX] = {
 	"RELEASE", "INFORM",
 };
 
+#define DHCP_FQDN_E		0x04	/* RFC 4702, 2.1: name in wire format */
+#define DHCP_FQDN_N		0x08	/* server does no DNS update */
+
 /* Option codes (RFC 2132 unless noted) */
 enum dhcp_opt {
 	OPT_PAD			= 0,
@@ -108,6 +111,7 @@ enum dhcp_opt {
 	OPT_SERVER_ID		= 54,
 	OPT_MAX_SIZE		= 57,
 	OPT_RAPID_COMMIT	= 80,	/* RFC 4039 */
+	OPT_CLIENT_FQDN		= 81,	/* RFC 4702 */
 	OPT_SEARCH		= 119,	/* RFC 3397 */
 	OPT_END			= 255,
 };
@@ -422,6 +426,24 @@ static bool dhcp_dns_usable(const struct ctx *c, struct in_addr a)
 }
 
 /**
+ * dhcp_fqdn_put() - append the Client FQDN option with --fqdn's name
+ * @o:		option cursor
+ * @fqdn:	the name, checked by conf()
+ *
+ * RFC 4702, 3.1: flags E (wire format) and N (we update no DNS records),
+ * both RCODEs 255 as a server sets them, then the name.
+ */
+static void dhcp_fqdn_put(struct dhcp_out *o, const char *fqdn)
+{
+	uint8_t v[3 + DNS_WIRE_NAME_MAX] = { DHCP_FQDN_E | DHCP_FQDN_N,
+					     255, 255 };
+	size_t len = dns_name_encode(fqdn, v + 3, sizeof(v) - 3);
+
+	if (len && 3 + len <= DHCP_OPT_LEN_MAX)
+		dhcp_opt_put(o, OPT_CLIENT_FQDN, v, 3 + len);
+}
+
+/**
  * dhcp_opts_config() - append the configuration options
  * @c:		execution context
  * @o:		output cursor
@@ -464,6 +486,8 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 	if (c->hostname[0])	/* -H: a name is not NUL-terminated, RFC 2132 */
 		dhcp_opt_put(o, OPT_HOSTNAME, c->hostname,
 			     MIN(strlen(c->hostname), DHCP_OPT_LEN_MAX));
+	if (c->fqdn[0])
+		dhcp_fqdn_put(o, c->fqdn);
 }
 
 /**

@@ -807,20 +807,29 @@ static void dhcpv6_ia_put(const struct ctx *c, struct dhcpv6_out *o,
 
 /**
  * dhcpv6_fqdn_put() - append our Client FQDN option (RFC 4704, 4.1)
+ * @c:		execution context
  * @o:		output cursor
  * @r:		request, with the client's option
  *
  * We do no DNS update: N set, S clear, O set if the client asked for S.
+ * The name is --fqdn's if given, the client's own otherwise.
  */
-static void dhcpv6_fqdn_put(struct dhcpv6_out *o, const struct dhcpv6_req *r)
+static void dhcpv6_fqdn_put(const struct ctx *c, struct dhcpv6_out *o,
+			    const struct dhcpv6_req *r)
 {
 	uint8_t v[1 + DNS_WIRE_NAME_MAX];
+	size_t len = 0;
 
 	v[0] = FQDN_FLAG_N;
 	if (r->fqdn_flags & FQDN_FLAG_S)
 		v[0] |= FQDN_FLAG_O;
-	memcpy(v + 1, r->fqdn_name, r->fqdn_len);
-	dhcpv6_opt_put(o, OPT6_CLIENT_FQDN, v, 1 + r->fqdn_len);
+	if (c->fqdn[0])
+		len = dns_name_encode(c->fqdn, v + 1, sizeof(v) - 1);
+	if (!len) {
+		memcpy(v + 1, r->fqdn_name, r->fqdn_len);
+		len = r->fqdn_len;
+	}
+	dhcpv6_opt_put(o, OPT6_CLIENT_FQDN, v, 1 + len);
 }
 
 /**
@@ -931,7 +940,7 @@ static size_t dhcpv6_msg_fill(const struct ctx *c, const struct dhcpv6_req *r,
 	for (i = 0; d->lease && i < r->ia_n; i++)
 		dhcpv6_ia_put(c, &o, &r->ia[i], !i && have, d->stale);
 	if (d->lease && r->fqdn)
-		dhcpv6_fqdn_put(&o, r);
+		dhcpv6_fqdn_put(c, &o, r);
 	if (d->config)
 		dhcpv6_opts_config(c, r, &o);
 

@@ -124,6 +124,7 @@ struct ctx {
 	int dns_search_n;
 
 	char hostname[HOST_NAME_MAX + 1];	/* -H */
+	char fqdn[DNS_NAME_MAX + 1];		/* --fqdn */
 
 	bool foreground;
 	char log_file[PATH_MAX];

@@ -851,10 +851,12 @@ static void test_noop(void)
 		expect(accepted() && same_as(&base_passt), NULL,
 		       "accepted, nothing changed");
 	}
-	PASTA("--runas", "1000:1000", "--log-size=1048576", "--fqdn",
-	      "guest.example");
+	PASTA("--runas", "1000:1000", "--log-size=1048576");
 	expect(accepted() && same_as(&base_pasta), NULL,
 	       "accepted, with their values, nothing changed");
+	PASST("--fqdn", "guest.example", "--fqdn=vm.example.org.");
+	expect(accepted() && !strcmp(C->fqdn, "vm.example.org."), NULL,
+	       "the last --fqdn is the name handed out");
 }
 
 /**
@@ -1049,6 +1051,7 @@ static void test_values(void)
 		{ { "-H", "0123456789012345678901234567890123456789"
 			  "012345678901234567890123456789" }, "-H", NULL },
 		{ { "--fqdn", "" },		"--fqdn", NULL },
+		{ { "--fqdn", "a..example" },	"--fqdn", "a..example" },
 		{ { "-i", "abcdefghijklmnop" },	"-i", "abcdefghijklmnop" },
 		{ { "-i", "nosuchif0" },	"-i", "nosuchif0" },
 		{ { "--outbound-if4", "" },	"--outbound-if4", NULL },

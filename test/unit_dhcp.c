@@ -232,8 +232,23 @@ static void test_discover(void)
 	ok(opt_is(119, search_wire, SEARCH_WIRE_LEN),
 	   "OFFER: search list in RFC 1035 wire format (RFC 3397)");
 	ok(!rep.opt_count[80], "OFFER: no rapid commit option");
+	ok(!rep.opt_count[81], "OFFER: no client FQDN option without --fqdn");
 	ok(rep.has_end && rep.bootp_len >= 300 && rep.bootp_len <= 548,
 	   "OFFER: end option, 300 to 548 bytes (576-byte datagram)");
+}
+
+static void test_fqdn(void)
+{
+	strcpy(c.fqdn, "vm1.example.org.");
+	req_start(0x11223345, NULL, 0);
+	req_type(1);
+	req_end();
+	req_send();
+	ok(get_reply() && opt_is(81, "\x0c\xff\xff\x03vm1\x07" "example"
+				 "\x03org\x00", 20),
+	   "OFFER with --fqdn vm1.example.org.: option 81, flags E and N, "
+	   "RCODEs 255, the name in wire format (RFC 4702)");
+	c.fqdn[0] = 0;
 }
 
 static void test_request(void)
@@ -638,6 +653,7 @@ int main(void)
 	search_list_set(&c);
 
 	test_discover();
+	test_fqdn();
 	test_request();
 	test_other_types();
 	test_malformed();

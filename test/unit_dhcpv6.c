@@ -682,6 +682,11 @@ static void test_ia_fqdn(void)
 	   "FQDN, S clear, full name: N set only, name echoed");
 	ok(opt_is(fqdn_reply(3, 0x5, "\x01", 1), "\x06", 1),
 	   "FQDN with an empty name: answered with an empty name");
+	strcpy(c.fqdn, "vm1.example.org");
+	ok(opt_is(fqdn_reply(3, 0x7, "\x00\x05guest", 7),
+		  "\x04\x03vm1\x07" "example\x03org\x00", 18),
+	   "FQDN with --fqdn vm1.example.org: that name, full, N set");
+	c.fqdn[0] = 0;
 
 	m_start(11, 0x6);
 	m_opt(39, "\x01\x05guest", 7);
