@@ -15,13 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 
 #include "conf.h"
-#include "dns.h"
 #include "dhcp.h"
+#include "dns.h"
 #include "fwd.h"
-#include "log.h"
 #include "ip.h"
+#include "log.h"
+#include "ndp.h"
 #include "netlink.h"
 #include "passt.h"
 
@@ -922,6 +924,89 @@ static void conf_check(const struct ctx *c)
 	if (c->cmd && (c->netns_path[0] || c->target_pid))
 		die("A command and a namespace to join (%s): pick one",
 		    c->target_pid ? "PID" : "--netns");
+}
+
+/**
+ * conf_print_dns() - the name servers and search list of one family
+ * @c:		execution context
+ * @family:	AF_INET or AF_INET6
+ */
+static void conf_print_dns(const struct ctx *c, int family)
+{
+	char buf[INET6_ADDRSTRLEN];
+	struct in6_addr dns6[DNS6_MAX];
+	struct in_addr dns4[DNS4_MAX];
+	int i, n;
+
+	n = family == AF_INET ? dhcp_dns_offer(c, dns4) :
+				ndp_dns_offer(c, dns6);
+	for (i = 0; i < n; i++) {
+		if (!i)
+			info("DNS:");
+		info("    %s", inet_ntop(family, family == AF_INET ?
+					 (void *)&dns4[i] : (void *)&dns6[i],
+					 buf, sizeof(buf)));
+	}
+	for (i = 0; !c->no_dhcp_search && i < c->dns_search_n; i++) {
+		if (!i)
+			info("DNS search list:");
+		info("    %s", c->dns_search[i]);
+	}
+}
+
+/**
+ * conf_print() - tell what the guest gets, in upstream's start-up format
+ * @c:		execution context
+ *
+ * Virtual machine managers may read these lines; -q silences them.
+ */
+void conf_print(const struct ctx *c)
+{
+	char ifn[IF_NAMESIZE] = "", buf[INET6_ADDRSTRLEN];
+	const char *v6 = c->no_ndp && c->no_dhcpv6 ? NULL :
+			 c->no_ndp ? "DHCPv6:" : c->no_dhcpv6 ? "NDP:" :
+			 "NDP/DHCPv6:";
+	const uint8_t *m = c->mac_ours;
+
+	if (!if_indextoname(c->host_ifi, ifn))
+		strcpy(ifn, "(none)");
+	info("Template interface: %s%s%s%s%s", c->ip4_off ? "" : ifn,
+	     c->ip4_off ? "" : " (IPv4)",
+	     !c->ip4_off && !c->ip6_off ? ", " : "",
+	     c->ip6_off ? "" : ifn, c->ip6_off ? "" : " (IPv6)");
+	if (c->mode == MODE_PASTA)
+		info("Namespace interface: %s", c->ifname);
+	info("MAC:");
+	info("    host: %02x:%02x:%02x:%02x:%02x:%02x",
+	     m[0], m[1], m[2], m[3], m[4], m[5]);
+
+	if (!c->ip4_off) {
+		uint32_t mask = htonl(c->prefix4 ? ~0U << (32 - c->prefix4) : 0);
+
+		if (!c->no_dhcp) {
+			info("DHCP:");
+			info("    assign: %s", inet_ntop(AF_INET, &c->addr4,
+							 buf, sizeof(buf)));
+			info("    mask: %s", inet_ntop(AF_INET, &mask, buf,
+						       sizeof(buf)));
+			info("    router: %s", inet_ntop(AF_INET, &c->gw4,
+							 buf, sizeof(buf)));
+		}
+		conf_print_dns(c, AF_INET);
+	}
+	if (!c->ip6_off) {
+		if (v6) {
+			info("%s", v6);
+			info("    assign: %s", inet_ntop(AF_INET6, &c->addr6,
+							 buf, sizeof(buf)));
+			info("    router: %s", inet_ntop(AF_INET6, &c->gw6,
+							 buf, sizeof(buf)));
+			info("    our link-local: %s",
+			     inet_ntop(AF_INET6, &c->ll6_ours, buf,
+				       sizeof(buf)));
+		}
+		conf_print_dns(c, AF_INET6);
+	}
 }
 
 /**

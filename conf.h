@@ -9,5 +9,6 @@
 #define VERSION		"0.1"
 
 void conf(struct ctx *c, int argc, char **argv);
+void conf_print(const struct ctx *c);
 
 #endif /* CONF_H */

@@ -426,6 +426,29 @@ static bool dhcp_dns_usable(const struct ctx *c, struct in_addr a)
 }
 
 /**
+ * dhcp_dns_offer() - the IPv4 name servers DHCP hands out
+ * @c:		execution context
+ * @dns:	DNS4_MAX addresses, set
+ *
+ * Return: how many
+ */
+int dhcp_dns_offer(const struct ctx *c, struct in_addr *dns)
+{
+	int i, n = 0;
+
+	for (i = 0; !c->no_dhcp_dns && i < c->dns4_n && i < DNS4_MAX; i++) {
+		if (!dhcp_dns_usable(c, c->dns4[i]))
+			continue;
+		if (ntohl(c->dns4[i].s_addr) == INADDR_LOOPBACK)
+			/* what stands for the host's loopback (ip.c) */
+			dns[n++] = *inany_v4(&c->map_host_lo[INANY_V4]);
+		else
+			dns[n++] = c->dns4[i];
+	}
+	return n;
+}
+
+/**
  * dhcp_fqdn_put() - append the Client FQDN option with --fqdn's name
  * @o:		option cursor
  * @fqdn:	the name, checked by conf()
@@ -458,7 +481,7 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 	uint32_t mask = c->prefix4 ? ~0U << (32 - c->prefix4) : 0;
 	uint16_t mtu = htons(c->mtu);
 	size_t len;
-	int i, n = 0;
+	int n;
 
 	mask = htonl(mask);
 	dhcp_opt_put(o, OPT_SUBNET_MASK, &mask, sizeof(mask));
@@ -466,15 +489,7 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 	if (!c->mtu_no_assign)
 		dhcp_opt_put(o, OPT_MTU, &mtu, sizeof(mtu));
 
-	for (i = 0; !c->no_dhcp_dns && i < c->dns4_n && i < DNS4_MAX; i++) {
-		if (!dhcp_dns_usable(c, c->dns4[i]))
-			continue;
-		if (ntohl(c->dns4[i].s_addr) == INADDR_LOOPBACK)
-			/* what stands for the host's loopback (ip.c) */
-			dns[n++] = *inany_v4(&c->map_host_lo[INANY_V4]);
-		else
-			dns[n++] = c->dns4[i];
-	}
+	n = dhcp_dns_offer(c, dns);
 	if (n)
 		dhcp_opt_put(o, OPT_DNS, dns, n * sizeof(dns[0]));
 

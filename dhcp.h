@@ -2,6 +2,8 @@
 #ifndef DHCP_H
 #define DHCP_H
 
+#include <netinet/in.h>
+
 #include "pkt.h"
 
 struct ctx;
@@ -10,6 +12,7 @@ struct ctx;
 #define DHCP_CLIENT_PORT	68
 
 void dhcp_input(struct ctx *c, struct pkt_view v);
+int dhcp_dns_offer(const struct ctx *c, struct in_addr *dns);
 void dhcp_conf_resolv(struct ctx *c);
 void dhcp_conf_resolv_file(struct ctx *c, const char *path);
 

@@ -492,6 +492,24 @@ static bool ndp_dns_usable(const struct ctx *c, const struct in6_addr *a,
 }
 
 /**
+ * ndp_dns_offer() - the IPv6 name servers router advertisements hand out
+ * @c:		execution context
+ * @dns:	DNS6_MAX addresses, set
+ *
+ * Return: how many
+ */
+int ndp_dns_offer(const struct ctx *c, struct in6_addr *dns)
+{
+	int i, n = 0;
+
+	for (i = 0; !c->no_dhcp_dns && i < c->dns6_n && i < DNS6_MAX; i++) {
+		if (ndp_dns_usable(c, &c->dns6[i], &dns[n]))
+			n++;
+	}
+	return n;
+}
+
+/**
  * ndp_rdnss_fill() - the RDNSS option, if there are name servers to give
  * @c:		execution context
  * @o:		message being built
@@ -499,12 +517,8 @@ static bool ndp_dns_usable(const struct ctx *c, const struct in6_addr *a,
 static void ndp_rdnss_fill(const struct ctx *c, struct ndp_out *o)
 {
 	struct in6_addr dns[DNS6_MAX];
-	int i, n = 0;
+	int n = ndp_dns_offer(c, dns);
 
-	for (i = 0; !c->no_dhcp_dns && i < c->dns6_n && i < DNS6_MAX; i++) {
-		if (ndp_dns_usable(c, &c->dns6[i], &dns[n]))
-			n++;
-	}
 	if (n)
 		ndp_opt_put_dns(o, NDP_OPT_RDNSS, dns, n * sizeof(dns[0]));
 }

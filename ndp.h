@@ -2,6 +2,7 @@
 #ifndef NDP_H
 #define NDP_H
 
+#include <netinet/in.h>
 #include <stdint.h>
 
 #include "pkt.h"
@@ -19,5 +20,6 @@ struct l3_info;
 
 void ndp_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v);
 int64_t ndp_timer(struct ctx *c);
+int ndp_dns_offer(const struct ctx *c, struct in6_addr *dns);
 
 #endif /* NDP_H */

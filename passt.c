@@ -278,6 +278,7 @@ int main(int argc, char **argv)
 	flow_init();
 	signals_init(&c);
 	pcap_init(c.pcap);
+	conf_print(&c);
 
 	if (c.mode == MODE_PASTA) {
 		pasta_start(&c);

@@ -612,13 +612,11 @@ void tap_init_passt(struct ctx *c)
 	if (listen(c->fd_tap_listen, 1))
 		die("listen on %s: %s", c->sock_path, strerror(errno));
 	epoll_ref_add(c, c->fd_tap_listen, EPOLL_TYPE_TAP_LISTEN, 0, EPOLLIN);
-	info("UNIX socket: %s", c->sock_path);
-	if (c->foreground && !c->quiet)
-		printf("You can now start qemu (7.2 or later) with:\n"
-		       "    qemu-system-x86_64 ... -device virtio-net-pci,netdev=s"
-		       " -netdev stream,id=s,server=off,addr.type=unix,"
-		       "addr.path=%s\n", c->sock_path);
-	fflush(stdout);
+	info("UNIX domain socket bound at %s", c->sock_path);
+	info("\nYou can now start qemu (7.2 or later), for example:");
+	info("    qemu-system-x86_64 ... -device virtio-net-pci,netdev=s "
+	     "-netdev stream,id=s,server=off,addr.type=unix,addr.path=%s",
+	     c->sock_path);
 }
 
 /**

@@ -3,13 +3,14 @@
 #
 # passt's stream socket, from a stand-in guest (test/framing.py): framing,
 # one guest at a time, a malformed length prefix, a new guest after the
-# previous one left, and -1 (--one-off) exiting when the guest goes.
+# previous one left, and -1 (--one-off) exiting when the guest goes; the
+# start-up banner in upstream's format (what DHCP assigns), and -q silent.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-plan 10
+plan 12
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -40,4 +41,31 @@ in_h "$PY" -c "
 import socket
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect('$SOCK1'); s.close()"
 wait_gone "$P1" 10; ok $? "passt -1 exits when its guest disconnects"
+
+# banner NAME [OPTS...] - start passt, wait for its socket, stop it
+banner() {
+	local name=$1; shift
+	bg_h "$name" "$PASST" -f -s "$WORK/$name.sock" -a 192.0.2.10 -n 24 \
+		-g 192.0.2.1 -D 192.0.2.53 -S example.org "$@"
+	_poll 10 test -S "$WORK/$name.sock" || diag "no socket for $name"
+	kill_pid "$BG_PID"
+}
+banner b4 -4
+want="Template interface: veth0 (IPv4)
+MAC:
+    host: 9a:55:9a:55:9a:55
+DHCP:
+    assign: 192.0.2.10
+    mask: 255.255.255.0
+    router: 192.0.2.1
+DNS:
+    192.0.2.53
+DNS search list:
+    example.org"
+got=$(sed -n '1,/example.org/p' "$WORK/b4.log" | sed 's/host: .*/host: 9a:55:9a:55:9a:55/')
+is "$got" "$want" "start-up banner: interface, MAC, DHCP assignment, DNS, search list" ||
+	diag_file "$WORK/b4.log"
+banner bq -q
+[ ! -s "$WORK/bq.log" ]; ok $? "-q: nothing printed, the QEMU hint included" ||
+	diag_file "$WORK/bq.log"
 done_testing
