@@ -272,8 +272,15 @@ bool splice_ok(const struct ctx *c, const union sockaddr_inany *sa)
 void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
 		      uint16_t to)
 {
-	int family = sa->sa.sa_family;
+	union inany_addr client;
+	uint16_t port;
+	int family;
 
+	/* 127.0.0.1 comes as ::ffff:127.0.0.1 on a dual-stack listener: the
+	 * namespace's server may be on 127.0.0.1 alone
+	 */
+	inany_from_sockaddr(&client, &port, sa);
+	family = inany_family(&client);
 	splice_flow_new(c, s, pasta_ns_socket(c, family, SOCK_STREAM), family,
 			to);
 }
