@@ -582,9 +582,11 @@ static int tap_sock_bind(struct ctx *c)
 			return fd;
 		if (errno == EADDRINUSE &&
 		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-		    errno == ECONNREFUSED) {
-			/* Stale: nobody listens there any more */
-			unlink(sa.sun_path);
+		    errno == ECONNREFUSED && !unlink(sa.sun_path)) {
+			/* Stale, nobody listens there any more: take it. One
+			 * we can't remove (another user's, say a root passt
+			 * that continued as nobody) is skipped instead.
+			 */
 			close(fd);
 			i--;
 			continue;
