@@ -8,8 +8,11 @@
  */
 
 #include <errno.h>
-#include <stddef.h>
 #include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,7 @@ enum {
 	OPT_NO_OP,		/* deprecated, or what we do anyway */
 	OPT_LOG_SIZE,
 	OPT_RUNAS,
+	OPT_STATS,
 	OPT_FQDN,
 	OPT_DNS_FORWARD,
 	OPT_DNS_HOST,
@@ -99,6 +103,7 @@ static const struct option conf_opts[] = {
 	{ "log-file",	required_argument,	NULL, 'l' },
 	{ "log-size",	required_argument,	NULL, OPT_LOG_SIZE },
 	{ "runas",	required_argument,	NULL, OPT_RUNAS },
+	{ "stats",	required_argument,	NULL, OPT_STATS },
 	{ "pid",	required_argument,	NULL, 'P' },
 	{ "pcap",	required_argument,	NULL, 'p' },
 	{ "address",	required_argument,	NULL, 'a' },
@@ -166,9 +171,12 @@ static void usage(const char *name, FILE *f, int status)
 		"  -d, --debug, --trace   debug messages (imply -f)\n"
 		"  -q, --quiet            errors and warnings only\n"
 		"  -l, --log-file PATH    log to PATH instead of standard error\n"
-		"      --log-size BYTES   accepted; the log file is not rotated\n"
+		"      --log-size BYTES   the most the log file holds: the oldest\n"
+		"                         lines go first (default 1 MiB)\n"
 		"  -e, --stderr           accepted (we log to standard error anyway)\n"
-		"      --runas UID[:GID]  accepted; we don't switch users yet\n"
+		"      --runas UID[:GID]  started as root, continue as this user\n"
+		"                         (names or numbers; default nobody)\n"
+		"      --stats DELAY      log event counters every DELAY seconds\n"
 		"  -P, --pid FILE         write our PID to FILE\n"
 		"  -p, --pcap FILE        capture frames to FILE (pcap)\n"
 		"  -4, --ipv4-only        IPv4 only: no IPv6 for the guest\n"
@@ -795,6 +803,69 @@ static void conf_netns(struct ctx *c, const char *arg)
 }
 
 /**
+ * conf_runas_id() - a user or group, by name or number
+ * @s:		name or number
+ * @group:	@s names a group
+ * @id:		the ID, set
+ * @gid:	the user's primary group, set if @s is a user's name
+ *
+ * Return: 0 on success, -1 if there is no such user or group
+ */
+static int conf_runas_id(const char *s, bool group, unsigned int *id,
+			 gid_t *gid)
+{
+	unsigned long v;
+
+	if (!conf_ulong(s, 0, UINT_MAX - 1, &v)) {
+		*id = v;
+		return 0;
+	}
+	if (group) {
+		const struct group *gr = getgrnam(s);
+
+		if (!gr)
+			return -1;
+		*id = gr->gr_gid;
+	} else {
+		const struct passwd *pw = getpwnam(s);
+
+		if (!pw)
+			return -1;
+		*id = pw->pw_uid;
+		*gid = pw->pw_gid;
+	}
+	return 0;
+}
+
+/**
+ * conf_runas() - parse --runas UID[:GID], names or numbers
+ * @c:		execution context
+ * @arg:	the option's value
+ *
+ * Without a group, a user's name brings its primary group, a number the
+ * group of the same number.
+ */
+static void conf_runas(struct ctx *c, const char *arg)
+{
+	char user[LOGIN_NAME_MAX], *group;
+	unsigned int uid, gid = UINT_MAX;
+	gid_t pw_gid = UINT_MAX;
+
+	if (!*arg || strlen(arg) >= sizeof(user))
+		die("Invalid user for --runas: '%s'", arg);
+	strcpy(user, arg);
+	group = strchr(user, ':');
+	if (group)
+		*group++ = 0;
+	if (conf_runas_id(user, false, &uid, &pw_gid) ||
+	    (group && conf_runas_id(group, true, &gid, NULL)))
+		die("Invalid user for --runas: '%s'", arg);
+	c->runas_uid = uid;
+	c->runas_gid = group ? gid : pw_gid != UINT_MAX ? pw_gid : uid;
+	c->runas_set = true;
+}
+
+/**
  * conf_option_run() - an option about how and where we run
  * @c:		execution context
  * @opt:	option
@@ -821,13 +892,17 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
 		conf_path("-l", arg, c->log_file, sizeof(c->log_file));
 		break;
 	case OPT_LOG_SIZE:
-		if (conf_ulong(arg, 1, ULONG_MAX, &v))
+		if (conf_ulong(arg, 1, SSIZE_MAX, &v))
 			die("Invalid size for --log-size: %s", arg);
+		c->log_size = v;
 		break;
 	case OPT_RUNAS:
-		/* Taken: started as root, we don't switch users yet */
-		if (!*arg)
-			die("Invalid user for --runas: '%s'", arg);
+		conf_runas(c, arg);
+		break;
+	case OPT_STATS:
+		if (conf_ulong(arg, 1, UINT_MAX, &v))
+			die("Invalid delay for --stats: %s", arg);
+		c->stats_delay_s = v;
 		break;
 	case 'm':
 		if (conf_ulong(arg, 0, MTU_MAX, &v) || (v && v < MTU_MIN))

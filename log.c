@@ -1,22 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* log.c - messages to stderr with a relative timestamp
+/* log.c - messages to stderr, or to a size-capped file, with a relative
+ * timestamp
  *
  * Severity follows the trust boundary: die() before the loop starts, for bad
  * options and missing resources; err/warn/info/debug afterwards.
+ *
+ * A log file (-l) never grows past --log-size (default LOG_SIZE_DEFAULT, as
+ * upstream's): when a line would not fit, the oldest lines go, from the
+ * start of the file, until a quarter of it is free, by copying the rest
+ * down in place (log_rotate()); the file always starts at a line.
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
+#include "util.h"
+
+#define LOG_LINE_MAX		1024
+#define LOG_COPY_BUF		(64 * 1024)
 
 static bool log_debug_on;
 static bool log_quiet;
-static FILE *log_file;		/* -l: instead of standard error */
+static int log_fd = -1;		/* -l: instead of standard error */
+static size_t log_size_max;	/* --log-size */
+static size_t log_written;	/* the file's size */
 static struct timespec log_start;
 
 /**
@@ -34,13 +49,67 @@ void log_setup(bool debug, bool quiet)
 /**
  * log_to_file() - log to a file (-l) instead of standard error, appending
  * @path:	file
+ * @size:	the most it may hold (--log-size), 0 for LOG_SIZE_DEFAULT; at
+ *		least LOG_SIZE_MIN
  */
-void log_to_file(const char *path)
+void log_to_file(const char *path, size_t size)
 {
-	log_file = fopen(path, "ae");
-	if (!log_file)
+	struct stat st;
+
+	log_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (log_fd < 0 || fstat(log_fd, &st))
 		die("Can't open log file %s: %s", path, strerror(errno));
-	setvbuf(log_file, NULL, _IOLBF, 0);
+	log_written = st.st_size;
+	log_size_max = size ? size : LOG_SIZE_DEFAULT;
+	if (log_size_max < LOG_SIZE_MIN)
+		log_size_max = LOG_SIZE_MIN;
+}
+
+/**
+ * log_rotate() - drop the oldest lines of the log file to make room
+ * @need:	bytes the next line takes
+ *
+ * Keeps the newest three quarters of the limit (less @need), from the
+ * first whole line on, moved to the start of the file.
+ */
+static void log_rotate(size_t need)
+{
+	static char buf[LOG_COPY_BUF];
+	size_t keep = log_size_max * 3 / 4, from, to = 0;
+	char *nl;
+	ssize_t n;
+
+	keep = MIN(keep, log_size_max - need);
+	from = log_written > keep ? log_written - keep : 0;
+	n = pread(log_fd, buf, MIN(sizeof(buf), log_written - from), from);
+	if (n > 0 && (nl = memchr(buf, '\n', n)))
+		from += nl - buf + 1;
+	while (from < log_written) {
+		n = pread(log_fd, buf, MIN(sizeof(buf), log_written - from),
+			  from);
+		if (n <= 0 || pwrite(log_fd, buf, n, to) != n)
+			break;
+		from += n;
+		to += n;
+	}
+	if (!ftruncate(log_fd, to))
+		log_written = to;
+}
+
+/**
+ * log_file_write() - append a line to the log file, within its limit
+ * @line:	the line, newline included
+ * @len:	its length
+ */
+static void log_file_write(const char *line, size_t len)
+{
+	ssize_t n;
+
+	if (log_written + len > log_size_max)
+		log_rotate(len);
+	n = pwrite(log_fd, line, len, log_written);
+	if (n > 0)
+		log_written += n;
 }
 
 bool log_debug_enabled(void)
@@ -65,8 +134,9 @@ static void log_vprint(int pri, const char *fmt, va_list ap)
 	static const char *const prefix[] = {
 		[LOG_ERR] = "ERROR: ", [LOG_WARNING] = "WARNING: ",
 	};
-	FILE *out = log_file ? log_file : stderr;
+	char line[LOG_LINE_MAX];
 	struct timespec now;
+	size_t len = 0;
 
 	if (log_quiet && pri > LOG_WARNING)
 		return;
@@ -75,16 +145,23 @@ static void log_vprint(int pri, const char *fmt, va_list ap)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!log_start.tv_sec && !log_start.tv_nsec)
 			log_start = now;
-		fprintf(out, "%ld.%04ld: ",
-			(long)(now.tv_sec - log_start.tv_sec) -
-			(now.tv_nsec < log_start.tv_nsec),
-			((now.tv_nsec - log_start.tv_nsec + 1000000000L) %
-			 1000000000L) / 100000);
+		len = snprintf(line, sizeof(line), "%ld.%04ld: ",
+			       (long)(now.tv_sec - log_start.tv_sec) -
+			       (now.tv_nsec < log_start.tv_nsec),
+			       ((now.tv_nsec - log_start.tv_nsec + 1000000000L) %
+				1000000000L) / 100000);
 	}
 	if (pri <= LOG_WARNING && prefix[pri])
-		fputs(prefix[pri], out);
-	vfprintf(out, fmt, ap);
-	fputc('\n', out);
+		len += snprintf(line + len, sizeof(line) - len, "%s",
+				prefix[pri]);
+	len += vsnprintf(line + len, sizeof(line) - len, fmt, ap);
+	len = MIN(len, sizeof(line) - 2);	/* truncated: still a line */
+	line[len++] = '\n';
+
+	if (log_fd >= 0)
+		log_file_write(line, len);
+	else
+		fwrite(line, 1, len, stderr);
 }
 
 /**

@@ -3,13 +3,17 @@
 #define LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <syslog.h>
+
+#define LOG_SIZE_DEFAULT	(1024 * 1024)	/* --log-size, upstream's */
+#define LOG_SIZE_MIN		4096
 
 /* die() is for start-up only: once the loop runs, guest input is never fatal */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void logmsg(int pri, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_setup(bool debug, bool quiet);
-void log_to_file(const char *path);
+void log_to_file(const char *path, size_t size);
 bool log_debug_enabled(void);
 
 #define err(...)	logmsg(LOG_ERR, __VA_ARGS__)

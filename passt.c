@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "flow.h"
 #include "fwd.h"
+#include "isolation.h"
 #include "icmp.h"
 #include "log.h"
 #include "ndp.h"
@@ -53,6 +54,21 @@ static void stats_dump(const struct ctx *c)
 	info("flows: %u in use", flow_count());
 	tap_stats(c);
 	tcp_stats(c);
+}
+
+/**
+ * stats_periodic() - --stats: the same counters, every so many seconds
+ * @c:		execution context
+ */
+static void stats_periodic(const struct ctx *c)
+{
+	static int64_t next;
+
+	if (!c->stats_delay_s || c->now < next)
+		return;
+	if (next)
+		stats_dump(c);
+	next = c->now + (int64_t)c->stats_delay_s * MS_PER_S;
 }
 
 /**
@@ -248,6 +264,7 @@ static void main_loop(struct ctx *c)
 		flow_timer(c);
 		pasta_netns_poll(c);
 		fwd_auto_scan(c);
+		stats_periodic(c);
 		flow_defer_free(c);
 	}
 }
@@ -256,6 +273,7 @@ int main(int argc, char **argv)
 {
 	static struct ctx c;
 
+	isolate_initial();
 	c.mode = strcmp(basename(argv[0]), "pasta") ? MODE_PASST : MODE_PASTA;
 	c.fd_tap = c.fd_tap_listen = c.fd_netns = c.fd_nsquit = -1;
 	c.fwd_tcp = &fwd_tcp;
@@ -270,7 +288,7 @@ int main(int argc, char **argv)
 	nofile_raise();
 	log_setup(c.debug, c.quiet);
 	if (c.log_file[0])
-		log_to_file(c.log_file);
+		log_to_file(c.log_file, c.log_size);
 
 	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c.epollfd < 0)
@@ -299,6 +317,7 @@ int main(int argc, char **argv)
 	pasta_cmd_release(&c);
 	if (c.mode == MODE_PASTA)
 		pasta_netns_watch(&c);
+	isolate_user(&c);
 
 	main_loop(&c);
 

@@ -128,6 +128,11 @@ struct ctx {
 
 	bool foreground;
 	char log_file[PATH_MAX];
+	size_t log_size;		/* --log-size, 0: the default */
+	bool runas_set;			/* --runas given */
+	uid_t runas_uid;
+	gid_t runas_gid;
+	unsigned int stats_delay_s;	/* --stats, 0: none */
 	bool debug;
 	bool quiet;
 	bool config_net;

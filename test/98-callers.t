@@ -157,12 +157,14 @@ from_r_to_guest() {
 # --- 1. libvirt -------------------------------------------------------------------
 
 # libvirt's passtStateDir (/run/libvirt/qemu/passt) and its names:
-# SHORTNAME-ALIAS.socket, SHORTNAME-ALIAS-passt.pid
+# SHORTNAME-ALIAS.socket, SHORTNAME-ALIAS-passt.pid. libvirt starts passt
+# as the domain's user (qemuSecurityCommandRun()), not as root: so do we
 LVDIR=$WORK/libvirt
 mkdir -p "$LVDIR"
+chown "$TEST_USER:" "$LVDIR"
 LV_SOCK=$LVDIR/1-pt-guest-net0.socket
 LV_PIDF=$LVDIR/1-pt-guest-net0-passt.pid
-LV_LOG=$WORK/passt-libvirt.log
+LV_LOG=$LVDIR/passt.log
 LV_ARGV=("$PASST" --one-off --socket "$LV_SOCK" --pid "$LV_PIDF"
 	--mtu 65520 --interface veth0 --log-file "$LV_LOG"
 	--hostname pt-guest --fqdn pt-guest.example.org
@@ -172,9 +174,10 @@ LV_ARGV=("$PASST" --one-off --socket "$LV_SOCK" --pid "$LV_PIDF"
 diag "libvirt's passt command line:"
 show "${LV_ARGV[@]}"
 
-# As libvirt: run it, wait for it to exit (ip netns exec execs passt: $! is
-# passt's own PID), then look
-ip netns exec "$NS_H" "${LV_ARGV[@]}" \
+# As libvirt: run it, wait for it to exit (ip netns exec and setpriv exec
+# passt: $! is passt's own PID), then look
+ip netns exec "$NS_H" setpriv --reuid "$TEST_USER" --regid "$TEST_USER" \
+	--init-groups "${LV_ARGV[@]}" \
 	>"$WORK/libvirt.out" 2>"$WORK/libvirt.err" </dev/null &
 parent=$!
 if wait_gone "$parent" 20; then

@@ -851,9 +851,21 @@ static void test_noop(void)
 		expect(accepted() && same_as(&base_passt), NULL,
 		       "accepted, nothing changed");
 	}
-	PASTA("--runas", "1000:1000", "--log-size=1048576");
-	expect(accepted() && same_as(&base_pasta), NULL,
-	       "accepted, with their values, nothing changed");
+	PASTA("--runas", "1000:1001", "--log-size=8192", "--stats", "5");
+	expect(accepted() && C->runas_set && C->runas_uid == 1000 &&
+	       C->runas_gid == 1001 && C->log_size == 8192 &&
+	       C->stats_delay_s == 5, NULL,
+	       "--runas UID:GID, --log-size and --stats taken");
+	PASST("--runas", "nobody");
+	expect(accepted() && C->runas_set && C->runas_uid == 65534 &&
+	       C->runas_gid == 65534, NULL,
+	       "--runas nobody: its user ID and primary group");
+	PASST("--runas=root:nogroup");
+	expect(accepted() && C->runas_set && !C->runas_uid &&
+	       C->runas_gid == 65534, NULL, "--runas by user and group name");
+	PASST("--runas", "1234");
+	expect(accepted() && C->runas_uid == 1234 && C->runas_gid == 1234, NULL,
+	       "--runas UID alone: the group of the same number");
 	PASST("--fqdn", "guest.example", "--fqdn=vm.example.org.");
 	expect(accepted() && !strcmp(C->fqdn, "vm.example.org."), NULL,
 	       "the last --fqdn is the name handed out");
@@ -1051,6 +1063,11 @@ static void test_values(void)
 		{ { "-H", "0123456789012345678901234567890123456789"
 			  "012345678901234567890123456789" }, "-H", NULL },
 		{ { "--fqdn", "" },		"--fqdn", NULL },
+		{ { "--runas", "no-such-user-here" }, "--runas",
+		  "no-such-user-here" },
+		{ { "--runas", "0:no-such-group" }, "--runas", NULL },
+		{ { "--stats", "0" },		"--stats", "0" },
+		{ { "--log-size", "-1" },	"--log-size", NULL },
 		{ { "--fqdn", "a..example" },	"--fqdn", "a..example" },
 		{ { "-i", "abcdefghijklmnop" },	"-i", "abcdefghijklmnop" },
 		{ { "-i", "nosuchif0" },	"-i", "nosuchif0" },

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Started as root: passt continues as nobody (or --runas USER) with no
+# capabilities; pasta as the --runas user with only CAP_SYS_ADMIN,
+# CAP_NET_ADMIN and CAP_NET_BIND_SERVICE, and splicing (which enters the
+# namespace at run time) still works. --log-size: the log file never grows
+# past it and starts at a whole line; --stats DELAY logs the counters.
+
+. "$(dirname "$0")/lib.sh"
+lib_init
+need_pasta
+[ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
+PASST=${PASST:-$(dirname "$PASTA")/passt}
+[ -x "$PASST" ] || skip_all "no passt binary at $PASST"
+plan 10
+
+topo_create; ok $? "topology created" || done_testing
+
+# status_of PID FIELD - a field of /proc/PID/status
+status_of() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
+# wait_uid PID UID - until the process runs as UID (it switches after setup)
+wait_uid() { _poll 10 sh -c "grep -q '^Uid:[[:space:]]*$2[[:space:]]' /proc/$1/status"; }
+
+nobody=$(id -u nobody)
+bg_h passt "$PASST" -f -s "$WORK/p.sock"
+wait_uid "$BG_PID" "$nobody"
+is "$(status_of "$BG_PID" Uid | cut -f1) $(status_of "$BG_PID" CapEff)" \
+	"$nobody 0000000000000000" "passt as root: continues as nobody, no capabilities"
+kill_pid "$BG_PID"
+
+uid=$(id -u "$TEST_USER") gid=$(id -g "$TEST_USER")
+bg_h passt2 "$PASST" -f -s "$WORK/p2.sock" --runas "$TEST_USER" \
+	-l "$WORK/p2.log" --stats 1
+wait_uid "$BG_PID" "$uid"
+is "$(status_of "$BG_PID" Uid | cut -f1) $(status_of "$BG_PID" Gid | cut -f1)" \
+	"$uid $gid" "passt --runas $TEST_USER: that user and its group"
+sleep 2.5
+kill_pid "$BG_PID"
+grep -q "^flows: 0 in use" "$WORK/p2.log"
+ok $? "--stats 1: the counters, logged after a second" ||
+	diag_file "$WORK/p2.log"
+
+# pasta as root: a server on the namespace's loopback only, reached from
+# H's loopback through -t, spliced (setns() at run time, as the new user)
+S=$WORK/u/srv; mkdir -m 0777 "$S"; echo "in the namespace" >"$S/f.txt"
+bg_h pasta timeout -k 5 60 "$PASTA" --config-net --runas "$TEST_USER" \
+	-t 8097 -T none -U none -u none -P "$WORK/pasta.pid" -- \
+	"$TESTDIR/ns-server.sh" "$S" 50 "$PY" "$TESTDIR/httpd.py" \
+	--bind 127.0.0.1 --port 8097 --dir "$S" --pidfile "$S/server.pid"
+wait_file "$S/ready" 15
+pid=$(cat "$WORK/pasta.pid")
+wait_uid "$pid" "$uid"
+caps=$(status_of "$pid" CapEff)
+is "$(status_of "$pid" Uid | cut -f1) $caps" "$uid 0000000000201400" \
+	"pasta as root --runas: that user, CapEff only SYS_ADMIN, NET_ADMIN, NET_BIND_SERVICE"
+got=$(in_h curl -sS --max-time 10 http://127.0.0.1:8097/f.txt 2>&1)
+is "$got" "in the namespace" "pasta after the switch: H's loopback spliced to the namespace's"
+finish_ns_server "$BG_PID" "$S" pasta
+
+# --log-size: a small limit, a log that would be ten times larger
+L=$WORK/passt.log.file
+bg_h passt3 "$PASST" -f -d -s "$WORK/p3.sock" -l "$L" --log-size 4096
+p3=$BG_PID
+_poll 10 test -S "$WORK/p3.sock"
+for i in $(seq 300); do kill -USR1 "$p3"; done
+sleep 0.5
+kill_pid "$p3"
+size=$(stat -c %s "$L")
+[ "$size" -le 4096 ] && [ "$size" -ge 1024 ]
+ok $? "--log-size 4096: the log holds $size bytes after some 40 KB of lines"
+head -1 "$L" | grep -Eq '^[0-9]+\.[0-9]{4}: '
+ok $? "the log starts at a whole line" || diag "$(head -c 200 "$L")"
+tail -1 "$L" | grep -q "Signal 15: exiting"
+ok $? "the newest line is kept" || diag "$(tail -c 200 "$L")"
+done_testing
