@@ -63,12 +63,15 @@ L=$WORK/passt.log.file
 bg_h passt3 "$PASST" -f -d -s "$WORK/p3.sock" -l "$L" --log-size 4096
 p3=$BG_PID
 _poll 10 test -S "$WORK/p3.sock"
-for i in $(seq 300); do kill -USR1 "$p3"; done
-sleep 0.5
+# Each SIGUSR1 logs some 150 bytes; signals sent at once would merge
+for i in $(seq 100); do kill -USR1 "$p3"; sleep 0.01; done
+sleep 0.3
 kill_pid "$p3"
 size=$(stat -c %s "$L")
-[ "$size" -le 4096 ] && [ "$size" -ge 1024 ]
-ok $? "--log-size 4096: the log holds $size bytes after some 40 KB of lines"
+[ "$size" -le 4096 ] && [ "$size" -ge 1024 ] &&
+	! grep -q "Template interface" "$L"
+ok $? "--log-size 4096: the log holds $size bytes, its first lines gone" ||
+	diag "$(head -c 300 "$L")"
 head -1 "$L" | grep -Eq '^[0-9]+\.[0-9]{4}: '
 ok $? "the log starts at a whole line" || diag "$(head -c 200 "$L")"
 tail -1 "$L" | grep -q "Signal 15: exiting"
