@@ -168,6 +168,11 @@ enum dhcpv6_status {
 	STATUS_NONE		= 0xffff,	/* ours: no Status Code option */
 };
 
+/* All_DHCP_Relay_Agents_and_Servers, RFC 8415, 7.1 */
+const struct in6_addr dhcpv6_all_servers = {
+	.s6_addr = { 0xff, 0x02, [13] = 1, [15] = 2 },
+};
+
 /**
  * struct dhcpv6_ia - an IA_NA of the client, as far as we answer it
  * @iaid:	IAID, network order: echoed, never interpreted

@@ -2,6 +2,8 @@
 #ifndef DHCPV6_H
 #define DHCPV6_H
 
+#include <netinet/in.h>
+
 #include "pkt.h"
 
 struct ctx;
@@ -9,6 +11,8 @@ struct l3_info;
 
 #define DHCPV6_CLIENT_PORT	546	/* RFC 8415, 7.2 */
 #define DHCPV6_SERVER_PORT	547
+
+extern const struct in6_addr dhcpv6_all_servers;	/* ff02::1:2 */
 
 void dhcpv6_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v);
 

@@ -42,6 +42,8 @@
 #include <unistd.h>
 
 #include "checksum.h"
+#include "dhcp.h"
+#include "dhcpv6.h"
 #include "icmp.h"
 #include "ip.h"
 #include "log.h"
@@ -106,6 +108,95 @@ static bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4)
 }
 
 /**
+ * ip_link_service() - is this for a service we answer on the link ourselves?
+ * @l3:		addresses and protocol
+ * @l4:		the L4 header and payload
+ *
+ * Return: true for NDP, for DHCP from the client's port to the server's at
+ *	   255.255.255.255, and for DHCPv6 likewise at ff02::1:2
+ */
+static bool ip_link_service(const struct l3_info *l3, struct pkt_view l4)
+{
+	const struct udphdr *uh;
+
+	if (ip_is_ndp(l3, l4))
+		return true;
+	if (l3->proto != IPPROTO_UDP || !(uh = pkt_pull(&l4, sizeof(*uh))))
+		return false;
+	if (inany_is_v4(&l3->dst))
+		return ntohs(uh->source) == DHCP_CLIENT_PORT &&
+		       ntohs(uh->dest) == DHCP_SERVER_PORT &&
+		       inany_equals4(&l3->dst,
+				     (struct in_addr){ htonl(INADDR_BROADCAST) });
+	return ntohs(uh->source) == DHCPV6_CLIENT_PORT &&
+	       ntohs(uh->dest) == DHCPV6_SERVER_PORT &&
+	       inany_equals6(&l3->dst, &dhcpv6_all_servers);
+}
+
+/**
+ * ip_is_broadcast() - 255.255.255.255, or the broadcast of the guest's subnet
+ * @c:		execution context
+ * @a:		address
+ *
+ * Return: true if it is either
+ */
+static bool ip_is_broadcast(const struct ctx *c, const union inany_addr *a)
+{
+	const struct in_addr *v4 = inany_v4(a);
+	uint32_t host_bits;
+
+	if (!v4)
+		return false;
+	if (v4->s_addr == htonl(INADDR_BROADCAST))
+		return true;
+	if (c->prefix4 <= 0 || c->prefix4 >= 31)
+		return false;
+	host_bits = ~0U >> c->prefix4;
+	return (ntohl(v4->s_addr) & host_bits) == host_bits &&
+	       (ntohl(v4->s_addr) & ~host_bits) ==
+	       (ntohl(c->addr4.s_addr) & ~host_bits);
+}
+
+/**
+ * ip_addr_policy() - may the guest send this packet out at all?
+ * @c:		execution context
+ * @l3:		addresses and protocol
+ * @l4:		the L4 header and payload
+ *
+ * One policy for both families: no loopback source or destination (the
+ * host's loopback is reached only through the address that stands for it),
+ * no unspecified, multicast or broadcast source, no unspecified
+ * destination, no multicast or broadcast destination, no port 0. The
+ * exceptions are the link services we answer ourselves: a DHCP or DHCPv6
+ * client, or a host doing NDP, may send from the unspecified address to a
+ * broadcast or multicast one.
+ *
+ * Return: 0 if it may, or the drop reason
+ */
+static int ip_addr_policy(const struct ctx *c, const struct l3_info *l3,
+			  struct pkt_view l4)
+{
+	bool group_dst = inany_is_multicast(&l3->dst) ||
+			 ip_is_broadcast(c, &l3->dst);
+	bool ours = group_dst && ip_link_service(l3, l4);
+	const uint16_t *ports;
+
+	if (inany_is_loopback(&l3->src) || inany_is_multicast(&l3->src) ||
+	    ip_is_broadcast(c, &l3->src) ||
+	    (inany_is_unspecified(&l3->src) && !ours))
+		return DROP_SRC_ADDR;
+	if (inany_is_loopback(&l3->dst) || inany_is_unspecified(&l3->dst))
+		return DROP_DST_ADDR;
+	if (group_dst && !ours)
+		return DROP_MULTICAST_DST;
+	if ((l3->proto == IPPROTO_TCP || l3->proto == IPPROTO_UDP) &&
+	    (ports = pkt_pull(&l4, 2 * sizeof(*ports))) &&
+	    (!ports[0] || !ports[1]))
+		return DROP_PORT_ZERO;
+	return 0;
+}
+
+/**
  * l4_input() - hand a checked packet to its L4 protocol
  * @c:		execution context
  * @l3:		addresses and protocol
@@ -116,6 +207,7 @@ static void l4_input(struct ctx *c, const struct l3_info *l3,
 		     struct pkt_view l4, enum pkt_drop_reason noproto)
 {
 	bool v4 = inany_is_v4(&l3->src);
+	int ret;
 
 	if ((l3->proto == IPPROTO_TCP && c->no_tcp) ||
 	    (l3->proto == IPPROTO_UDP && c->no_udp) ||
@@ -124,12 +216,13 @@ static void l4_input(struct ctx *c, const struct l3_info *l3,
 		pkt_drop(DROP_L4_DISABLED);
 		return;
 	}
+	ret = ip_addr_policy(c, l3, l4);
+	if (ret) {
+		pkt_drop(ret);
+		return;
+	}
 	switch (l3->proto) {
 	case IPPROTO_TCP:
-		if (inany_is_multicast(&l3->dst)) {
-			pkt_drop(DROP_MULTICAST_DST);
-			return;
-		}
 		tcp_tap_input(c, l3, l4);
 		return;
 	case IPPROTO_UDP:

@@ -178,10 +178,6 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 	return udp_flow_new(c, key, s, &sa, sl);
 }
 
-static const struct in6_addr dhcpv6_servers = {
-	.s6_addr = { 0xff, 0x02, [13] = 1, [15] = 2 },	/* ff02::1:2 */
-};
-
 /**
  * udp_dhcp_input() - hand DHCP and DHCPv6 requests to their servers
  * @c:		execution context
@@ -206,7 +202,7 @@ static bool udp_dhcp_input(struct ctx *c, const struct l3_info *l3,
 	/* DHCPv6, to all servers on the link or to us (RFC 8415, 7.1) */
 	if (!c->no_dhcpv6 && ntohs(uh->dest) == DHCPV6_SERVER_PORT &&
 	    ntohs(uh->source) == DHCPV6_CLIENT_PORT &&
-	    (inany_equals6(&l3->dst, &dhcpv6_servers) ||
+	    (inany_equals6(&l3->dst, &dhcpv6_all_servers) ||
 	     inany_equals6(&l3->dst, &c->ll6_ours))) {
 		dhcpv6_input(c, l3, v);
 		return true;
@@ -237,19 +233,11 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 
 	if (udp_dhcp_input(c, l3, uh, l4))
 		return;
-	if (inany_is_multicast(&l3->dst)) {
-		pkt_drop(DROP_MULTICAST_DST);
-		return;
-	}
 
 	key.gaddr = l3->src;
 	key.paddr = l3->dst;
 	key.gport = ntohs(uh->source);
 	key.pport = ntohs(uh->dest);
-	if (!key.pport || !key.gport) {
-		pkt_drop(DROP_UDP_MALFORMED);
-		return;
-	}
 
 	idx = flow_lookup(&key);
 	uf = idx >= 0 ? &flowtab[idx].udp : udp_outbound_flow(c, &key);

@@ -159,6 +159,74 @@ static size_t build_tcp(uint8_t flags, const uint8_t *opts, size_t opt_len,
 			 "203.0.113.2");
 }
 
+/**
+ * test_addr_policy4() - IPv4 addresses and ports the guest may not use
+ */
+static void test_addr_policy4(void)
+{
+	static const uint8_t mss[] = { 2, 4, 0x05, 0xb4 };
+	uint8_t udp[12] = { 0x9c, 0x40, 0, 53, 0, 12 };	/* 40000 -> 53 */
+	uint8_t dhcp[8] = { 0, 68, 0, 67, 0, 8 };
+	static const struct {
+		const char *src, *dst;
+		uint8_t proto;
+		enum pkt_drop_reason reason;
+		const char *desc;
+	} cases[] = {
+		{ NULL, "127.0.0.1", IPPROTO_TCP, DROP_DST_ADDR,
+		  "SYN to the host's 127.0.0.1 dropped, no flow" },
+		{ NULL, "127.1.2.3", IPPROTO_UDP, DROP_DST_ADDR,
+		  "UDP to 127.1.2.3 dropped" },
+		{ NULL, "0.0.0.0", IPPROTO_TCP, DROP_DST_ADDR,
+		  "SYN to 0.0.0.0 dropped" },
+		{ "127.0.0.1", "203.0.113.2", IPPROTO_TCP, DROP_SRC_ADDR,
+		  "SYN from 127.0.0.1 dropped" },
+		{ "0.0.0.0", "203.0.113.2", IPPROTO_UDP, DROP_SRC_ADDR,
+		  "UDP from 0.0.0.0 (not DHCP) dropped" },
+		{ "224.0.0.1", "203.0.113.2", IPPROTO_UDP, DROP_SRC_ADDR,
+		  "UDP from a multicast address dropped" },
+		{ NULL, "224.0.0.251", IPPROTO_UDP, DROP_MULTICAST_DST,
+		  "UDP to 224.0.0.251 (mDNS) dropped" },
+		{ NULL, "255.255.255.255", IPPROTO_UDP, DROP_MULTICAST_DST,
+		  "UDP to 255.255.255.255 (not DHCP) dropped" },
+		{ NULL, "203.0.113.255", IPPROTO_UDP, DROP_MULTICAST_DST,
+		  "UDP to the subnet's broadcast 203.0.113.255 dropped" },
+		{ NULL, "203.0.113.255", IPPROTO_ICMP, DROP_MULTICAST_DST,
+		  "ping to the subnet's broadcast dropped" },
+	};
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (cases[i].proto == IPPROTO_TCP)
+			len = build_tcp(TH_SYN, mss, sizeof(mss), 0);
+		else if (cases[i].proto == IPPROTO_UDP)
+			len = build_ip4(IPPROTO_UDP, udp, sizeof(udp), "0.0.0.0");
+		else
+			len = build_ip4(IPPROTO_ICMP, "\x08\0\xf7\xff\0\0\0\0",
+					8, "0.0.0.0");
+		inet_pton(AF_INET, cases[i].dst, &frame_ip()->daddr);
+		if (cases[i].src)
+			inet_pton(AF_INET, cases[i].src, &frame_ip()->saddr);
+		frame_ip_recsum();
+		expect_drop(len, cases[i].reason, cases[i].desc);
+	}
+
+	len = build_tcp(TH_SYN, mss, sizeof(mss), 0);
+	((struct tcphdr *)(frame_ip() + 1))->dest = 0;
+	expect_drop(len, DROP_PORT_ZERO, "SYN to port 0 dropped");
+	udp[0] = udp[1] = 0;
+	len = build_ip4(IPPROTO_UDP, udp, sizeof(udp), "203.0.113.2");
+	expect_drop(len, DROP_PORT_ZERO, "UDP from port 0 dropped");
+
+	/* DHCP from 0.0.0.0 to the broadcast passes, on to the server */
+	len = build_ip4(IPPROTO_UDP, dhcp, sizeof(dhcp), "255.255.255.255");
+	frame_ip()->saddr = 0;
+	frame_ip_recsum();
+	expect_drop(len, DROP_DHCP_MALFORMED,
+		    "DHCP from 0.0.0.0 to 255.255.255.255 reaches the server");
+}
+
 static void test_frames(void)
 {
 	static const uint8_t mss_ws[] = { 2, 4, 0x05, 0xb4, 1, 3, 3, 7 };
@@ -262,6 +330,8 @@ static void test_frames(void)
 	len = build_ip4(0, "", 0, "203.0.113.2");
 	((struct ethhdr *)(frame + FRAME_PAD))->h_proto = htons(ETH_P_ARP);
 	expect_drop(14 + 20, DROP_ARP_MALFORMED, "truncated ARP dropped");
+
+	test_addr_policy4();
 
 	/* A good SYN creates a flow; padding after the IP packet is trimmed */
 	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
@@ -383,6 +453,33 @@ static void test_frames6(void)
 	expect_drop(len, DROP_MULTICAST_DST, "TCP SYN to multicast dropped");
 
 	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	inet_pton(AF_INET6, "::1", &frame_ip6()->daddr);
+	expect_drop(len, DROP_DST_ADDR, "SYN to the host's ::1 dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	inet_pton(AF_INET6, "::", &frame_ip6()->daddr);
+	expect_drop(len, DROP_DST_ADDR, "SYN to :: dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	inet_pton(AF_INET6, "::1", &frame_ip6()->saddr);
+	expect_drop(len, DROP_SRC_ADDR, "SYN from ::1 dropped");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+	inet_pton(AF_INET6, "::", &frame_ip6()->saddr);
+	expect_drop(len, DROP_SRC_ADDR, "SYN from :: dropped");
+
+	len = build_ip6(IPPROTO_UDP, NULL, 0, "\x9c\x40\x14\xe9\0\x0c\0\0abcd",
+			12);
+	inet_pton(AF_INET6, "ff02::fb", &frame_ip6()->daddr);
+	expect_drop(len, DROP_MULTICAST_DST, "UDP to ff02::fb (mDNS) dropped");
+
+	len = build_ip6(IPPROTO_UDP, NULL, 0, "\x02\x22\x02\x23\0\x08\0\0", 8);
+	inet_pton(AF_INET6, "fe80::7", &frame_ip6()->saddr);
+	inet_pton(AF_INET6, "ff02::1:2", &frame_ip6()->daddr);
+	expect_drop(len, DROP_DHCP6_MALFORMED,
+		    "DHCPv6 to ff02::1:2 reaches the server");
+
+	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
 	c.ip6_off = true;
 	expect_drop(len, DROP_IP_FAMILY_OFF, "IPv6 with -4 dropped");
 	c.ip6_off = false;
@@ -469,6 +566,7 @@ int main(void)
 	c.epollfd = epoll_create1(0);
 	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
 	inet_pton(AF_INET, "203.0.113.2", &c.gw4);
+	c.prefix4 = 24;
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	c.now = now_ms();
 	flow_init();
