@@ -230,8 +230,10 @@ static void __attribute__((noreturn)) pasta_child(char **cmd, int ready,
 		_exit(EXIT_FAILURE);	/* parent failed set-up */
 	close(go);
 
+	/* Our signal set-up is ours: the command gets the defaults */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
 	execvp(cmd[0], cmd);
 	fprintf(stderr, "pasta: can't run %s: %s\n", cmd[0], strerror(errno));
 	_exit(127);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# pasta exits with its COMMAND's exit status and leaves nothing behind:
+# pasta exits with its COMMAND's exit status and leaves nothing behind; the
+# command starts with default signal dispositions (SIGPIPE not ignored):
 # after it returns, its PID is gone and no process of the test user from
 # this run is left (read with pgrep, each one checked for this run's
 # environment marker, see our_procs in lib.sh; nothing is killed by name).
@@ -9,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
-plan 10
+plan 11
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -20,6 +21,11 @@ is "$?" 7 "-- sh -c 'exit 7' gives exit status 7" || diag_file "$WORK/exit7.err"
 
 pasta_run exit0 20 -- true
 is "$?" 0 "-- true gives exit status 0" || diag_file "$WORK/exit0.err"
+
+# A writer to a closed pipe dies of SIGPIPE (141), unless it was ignored
+pasta_run pipe 20 -- bash -c 'yes | head -c 1 >/dev/null; echo ${PIPESTATUS[0]}'
+is "$(cat "$WORK/pipe.out")" 141 "the command's SIGPIPE is not ignored" ||
+	diag_file "$WORK/pipe.err"
 
 # A command that waits for our signal, so that pasta's PID can be read
 # while it runs; then the same checks after it ends.
