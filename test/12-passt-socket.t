@@ -4,13 +4,14 @@
 # passt's stream socket, from a stand-in guest (test/framing.py): framing,
 # one guest at a time, a malformed length prefix, a new guest after the
 # previous one left, and -1 (--one-off) exiting when the guest goes; the
-# start-up banner in upstream's format (what DHCP assigns), and -q silent.
+# start-up banner in upstream's format (what DHCP assigns), and -q silent;
+# another user's file at the -s path in a sticky directory is a prompt error.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-plan 12
+plan 13
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -68,4 +69,14 @@ is "$got" "$want" "start-up banner: interface, MAC, DHCP assignment, DNS, search
 banner bq -q
 [ ! -s "$WORK/bq.log" ]; ok $? "-q: nothing printed, the QEMU hint included" ||
 	diag_file "$WORK/bq.log"
+
+# As /tmp: sticky and world-writable; root's file there, mode 0666
+ST=$WORK/u/sticky; mkdir -m 1777 "$ST"
+touch "$ST/passt.socket"; chmod 0666 "$ST/passt.socket"
+t0=$(date +%s%N)
+as_user_h 10 "$PASST" -f -s "$ST/passt.socket" >"$WORK/st.out" 2>&1
+rc=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$rc" = 1 ] && [ "$ms" -lt 5000 ] && grep -q "passt.socket" "$WORK/st.out"
+ok $? "another user's file at the -s path: exit 1 naming it, in $ms ms (no loop)" ||
+	{ diag "exit status $rc"; diag_file "$WORK/st.out"; }
 done_testing
