@@ -21,7 +21,9 @@
  * sent; an ACK from the guest discards the acknowledged bytes with MSG_TRUNC.
  * Retransmission (three duplicate ACKs, or the RTO, RFC 6298 with back-off)
  * rewinds the peek offset to the oldest unacknowledged byte. We never send
- * beyond the guest's advertised window; a zero window is probed on the RTO.
+ * beyond the guest's advertised window; a zero window is probed on the RTO,
+ * for as long as the guest answers the probes (only unanswered ones count
+ * towards TCP_RETRIES_MAX).
  *
  * Host sockets are edge-triggered: reading stops when the guest's window is
  * full and resumes from the guest's ACK, not from epoll.
@@ -931,6 +933,12 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	} else if (dup && ++conn->dup_acks == TCP_DUP_ACK_THRESH) {
 		tcp_rewind(c, conn);
 		return;
+	} else if (!wnd && conn->seq_to_tap == conn->seq_ack_from_tap) {
+		/* It answers our zero window probes: it is alive, and may
+		 * keep its window closed as long as it likes (RFC 1122,
+		 * 4.2.2.17). Only probes without an answer count.
+		 */
+		conn->retries = 0;
 	}
 	/* Otherwise, what stopped the last tcp_data_to_tap() still holds:
 	 * the window, or an empty socket, whose EPOLLIN will tell. And a
