@@ -30,7 +30,6 @@
  */
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -58,9 +57,8 @@
 
 #define TAP_BATCH		128
 #define TAP_FRAME_MAX		(ETH_HLEN + MTU_MAX)
-#define TAP_STREAM_WAIT_MS	1000	/* for the rest of a cut frame */
-#define TAP_CTL_FRAME_MAX	256	/* ARP, NDP: see tap_stream_wait_ctl() */
-#define TAP_CTL_WAIT_MS		100
+#define TAP_CTL_FRAME_MAX	256	/* ARP, NDP: see tap_is_ctl() */
+#define TAP_CTL_OWED_MAX	16	/* of those, queued behind a cut frame */
 #define TAP_STREAM_SNDBUF	(8 << 20)
 #define TAP_SOCK_PATH_FMT	"/tmp/passt_%d.socket"
 #define TAP_SOCK_PATH_MAX_N	64
@@ -73,6 +71,13 @@ static uint8_t tap_rx[TAP_RX_SLOTS][ROUND_UP(FRAME_BUF_SIZE, 8)]
 static unsigned int tap_rx_used;
 static uint8_t tap_stream[(TAP_FRAME_MAX + sizeof(uint32_t)) * 4];
 static size_t tap_stream_len;
+
+/* What we owe a passt guest's socket, sent in order on EPOLLOUT: the rest of
+ * a frame it took part of, then ARP and NDP replies it had no room for
+ */
+static uint8_t tap_owed[sizeof(uint32_t) + TAP_FRAME_MAX +
+		       TAP_CTL_OWED_MAX * (sizeof(uint32_t) + TAP_CTL_FRAME_MAX)];
+static size_t tap_owed_len, tap_owed_off;
 
 static uint64_t tap_frames_in, tap_frames_out, tap_send_errors, tap_wakeups;
 
@@ -118,38 +123,86 @@ void tap_input(struct ctx *c, const uint8_t *frame, size_t len)
 }
 
 /**
- * tap_stream_finish() - write the rest of a frame the socket took part of
+ * tap_owe() - keep bytes the guest's socket did not take, for EPOLLOUT
  * @c:		execution context
- * @iov:	the frame's length prefix and the frame, as given to sendmsg()
- * @done:	bytes of the two that the socket took
+ * @iov:	a frame's length prefix and the frame
+ * @skip:	bytes of the two the socket took already
  *
- * A frame is never cut, or the stream would be out of step: wait (bounded)
- * for room for the rest.
- *
- * Return: 0 on success, -1 if the guest must be disconnected
+ * Return: true if they fit (they always do for the first frame)
  */
-static int tap_stream_finish(struct ctx *c, const struct iovec *iov,
-			     size_t done)
+static bool tap_owe(const struct ctx *c, const struct iovec *iov, size_t skip)
 {
-	size_t total = iov[0].iov_len + iov[1].iov_len;
+	size_t len = iov[0].iov_len + iov[1].iov_len - skip;
+	unsigned int i;
 
-	while (done < total) {
-		struct pollfd pfd = { .fd = c->fd_tap, .events = POLLOUT };
-		bool in_prefix = done < iov[0].iov_len;
-		const struct iovec *v = &iov[!in_prefix];
-		size_t off = in_prefix ? done : done - iov[0].iov_len;
-		ssize_t n;
+	if (tap_owed_len + len > sizeof(tap_owed))
+		return false;
+	if (!tap_owed_len)
+		epoll_ref_mod(c, c->fd_tap, EPOLL_TYPE_TAP, 0,
+			      EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+	for (i = 0; i < 2; i++) {
+		size_t off = MIN(skip, iov[i].iov_len);
 
-		if (poll(&pfd, 1, TAP_STREAM_WAIT_MS) <= 0)
-			return -1;
-		n = send(c->fd_tap, (const uint8_t *)v->iov_base + off,
-			 v->iov_len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			return -1;
-		if (n > 0)
-			done += n;
+		memcpy(tap_owed + tap_owed_len,
+		       (const uint8_t *)iov[i].iov_base + off,
+		       iov[i].iov_len - off);
+		tap_owed_len += iov[i].iov_len - off;
+		skip -= off;
 	}
+	return true;
+}
+
+/**
+ * tap_owed_flush() - send what we owe the guest's socket, as far as it takes
+ * @c:		execution context
+ *
+ * Return: 0, even if some is still owed, -1 if the guest must be
+ *	   disconnected
+ */
+static int tap_owed_flush(const struct ctx *c)
+{
+	while (tap_owed_off < tap_owed_len) {
+		ssize_t n = send(c->fd_tap, tap_owed + tap_owed_off,
+				 tap_owed_len - tap_owed_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0)
+			return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0
+									: -1;
+		tap_owed_off += n;
+	}
+	tap_owed_len = tap_owed_off = 0;
+	epoll_ref_mod(c, c->fd_tap, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
 	return 0;
+}
+
+/**
+ * tap_is_ctl() - is this a lone ARP or NDP frame?
+ * @frames:	frames
+ * @n:		how many
+ *
+ * A full socket drops what it can't take, as a full tap queue would: TCP
+ * recovers. But an ARP or NDP reply dropped while a download fills the
+ * socket leaves the guest without its gateway's address, so it can't
+ * acknowledge, which stalls the download until neighbour discovery tries
+ * again: such a frame is owed instead (tap_owe()).
+ *
+ * Return: true if it is
+ */
+static bool tap_is_ctl(const struct iovec *frames, unsigned int n)
+{
+	const uint8_t *eth = frames[0].iov_base;
+	uint16_t type;
+
+	if (n != 1 || frames[0].iov_len > TAP_CTL_FRAME_MAX ||
+	    frames[0].iov_len < ETH_HLEN)
+		return false;
+	memcpy(&type, eth + offsetof(struct ethhdr, h_proto), sizeof(type));
+	return type == htons(ETH_P_ARP) ||
+	       (type == htons(ETH_P_IPV6) &&
+		frames[0].iov_len >= ETH_HLEN + sizeof(struct ipv6hdr) &&
+		eth[ETH_HLEN + offsetof(struct ipv6hdr, nexthdr)] ==
+		IPPROTO_ICMPV6);
 }
 
 /**
@@ -159,10 +212,13 @@ static int tap_stream_finish(struct ctx *c, const struct iovec *iov,
  * @n:		number of frames, at most TAP_SEND_BATCH
  *
  * One sendmsg() for all of them: one wake-up for QEMU, however many frames.
- * What the socket doesn't take is dropped, like a full tap queue, except the
- * rest of a frame it took part of.
+ * What the socket doesn't take is dropped, like a full tap queue, except
+ * the rest of a frame it took part of (a cut frame would put the stream out
+ * of step) and lone ARP and NDP frames: those are owed, and sent on
+ * EPOLLOUT, before anything else. Nothing here waits: a guest that doesn't
+ * read loses frames, as on a full link, never its connection.
  *
- * Return: frames written, -1 if the guest must be disconnected
+ * Return: frames written or owed, -1 if the guest must be disconnected
  */
 static int tap_send_stream(struct ctx *c, const struct iovec *frames,
 			   unsigned int n)
@@ -170,6 +226,7 @@ static int tap_send_stream(struct ctx *c, const struct iovec *frames,
 	struct iovec iov[TAP_SEND_BATCH * 2];
 	uint32_t prefix[TAP_SEND_BATCH];
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n * 2 };
+	bool ctl = tap_is_ctl(frames, n);
 	unsigned int i;
 	ssize_t left;
 
@@ -178,9 +235,16 @@ static int tap_send_stream(struct ctx *c, const struct iovec *frames,
 		iov[i * 2] = (struct iovec){ &prefix[i], sizeof(prefix[i]) };
 		iov[i * 2 + 1] = frames[i];
 	}
+	if (tap_owed_len && tap_owed_flush(c))
+		return -1;
+	if (tap_owed_len)	/* in order: only behind what is owed */
+		return ctl && tap_owe(c, iov, 0);
+
 	left = sendmsg(c->fd_tap, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (left < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return ctl && tap_owe(c, iov, 0);
 	if (left < 0)
-		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+		return -1;
 
 	for (i = 0; i < n; i++) {
 		size_t len = sizeof(prefix[i]) + frames[i].iov_len;
@@ -191,8 +255,7 @@ static int tap_send_stream(struct ctx *c, const struct iovec *frames,
 	}
 	if (!left)
 		return i;
-	if (tap_stream_finish(c, &iov[i * 2], left))
-		return -1;
+	tap_owe(c, &iov[i * 2], left);
 	return i + 1;
 }
 
@@ -255,40 +318,6 @@ static ssize_t tap_write_vnet(const struct ctx *c, const uint8_t *eth,
 }
 
 /**
- * tap_stream_wait_ctl() - wait a little for room for a lone control frame
- * @c:		execution context
- * @frames:	frames the guest's socket refused
- * @n:		their number
- *
- * A full socket drops what it can't take, as a full tap queue would: TCP
- * recovers. But an ARP or NDP reply dropped while a download fills the
- * socket leaves the guest without its gateway's address, so it can't
- * acknowledge, which stalls the download until neighbour discovery tries
- * again: for a single small frame, wait up to TAP_CTL_WAIT_MS for room.
- *
- * Return: true if there is room now
- */
-static bool tap_stream_wait_ctl(const struct ctx *c,
-				const struct iovec *frames, unsigned int n)
-{
-	struct pollfd pfd = { .fd = c->fd_tap, .events = POLLOUT };
-	const uint8_t *eth = frames[0].iov_base;
-	uint16_t type;
-
-	if (n != 1 || frames[0].iov_len > TAP_CTL_FRAME_MAX ||
-	    frames[0].iov_len < ETH_HLEN)
-		return false;
-	memcpy(&type, eth + offsetof(struct ethhdr, h_proto), sizeof(type));
-	if (type != htons(ETH_P_ARP) &&
-	    (type != htons(ETH_P_IPV6) ||
-	     frames[0].iov_len < ETH_HLEN + sizeof(struct ipv6hdr) ||
-	     eth[ETH_HLEN + offsetof(struct ipv6hdr, nexthdr)] !=
-	     IPPROTO_ICMPV6))
-		return false;
-	return poll(&pfd, 1, TAP_CTL_WAIT_MS) > 0;
-}
-
-/**
  * tap_send_frames() - send complete Ethernet frames to the guest, in order
  * @c:		execution context
  * @frames:	frames, from the destination MAC address on
@@ -310,8 +339,6 @@ void tap_send_frames(struct ctx *c, const struct iovec *frames,
 	if (c->mode == MODE_PASST) {
 		int ret = tap_send_stream(c, frames, n);
 
-		if (!ret && tap_stream_wait_ctl(c, frames, n))
-			ret = tap_send_stream(c, frames, n);
 		if (ret < 0) {
 			err("guest socket write: %s", strerror(errno));
 			tap_guest_gone(c);
@@ -453,6 +480,12 @@ static void tap_handler_passt(struct ctx *c, uint32_t events)
 {
 	int i;
 
+	if ((events & EPOLLOUT) && tap_owed_flush(c)) {
+		err("guest socket write: %s", strerror(errno));
+		tap_guest_gone(c);
+		return;
+	}
+
 	for (i = 0; i < TAP_BATCH && c->fd_tap >= 0; i++) {
 		ssize_t n = recv(c->fd_tap, tap_stream + tap_stream_len,
 				 sizeof(tap_stream) - tap_stream_len,
@@ -508,6 +541,7 @@ void tap_guest_gone(struct ctx *c)
 	close(c->fd_tap);
 	c->fd_tap = -1;
 	tap_stream_len = 0;
+	tap_owed_len = tap_owed_off = 0;
 	c->mac_guest_known = false;
 	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
 	flow_close_all(c);

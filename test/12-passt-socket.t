@@ -5,13 +5,15 @@
 # one guest at a time, a malformed length prefix, a new guest after the
 # previous one left, and -1 (--one-off) exiting when the guest goes; the
 # start-up banner in upstream's format (what DHCP assigns), and -q silent;
-# another user's file at the -s path in a sticky directory is a prompt error.
+# another user's file at the -s path in a sticky directory is a prompt error;
+# a guest that stops reading for 3 s, while passt has 8 MB of replies for
+# it, keeps its connection, and the stream it then reads is whole frames.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-plan 13
+plan 14
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -33,6 +35,34 @@ s.connect('$SOCK'); s.sendall(framing.arp_request(framing.GW))
 print(framing.is_arp_reply(framing.read_frame(s), framing.GW))")
 is "$out" True "a new guest is served after the previous one left"
 kill -0 "$PASST_PID" 2>/dev/null; ok $? "passt without -1 is still running"
+
+out=$(in_h timeout 60 "$PY" -c "
+import socket, sys, time
+sys.path.insert(0, '$TESTDIR')
+import framing
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.settimeout(10)
+s.connect('$SOCK')
+req = framing.arp_request(framing.GW)
+s.sendall(req * 300000)		# some 13.8 MB of replies owed to us
+time.sleep(3)			# not reading: passt's socket is full
+s.settimeout(1)
+n = bad = 0
+try:
+    while True:
+        f = framing.read_frame(s)
+        if f is None:
+            break
+        n += 1
+        bad += not framing.is_arp_reply(f, framing.GW)
+except socket.timeout:
+    pass
+s.settimeout(5); s.sendall(req)
+alive = framing.is_arp_reply(framing.read_frame(s), framing.GW)
+print(n > 1000, bad, alive, file=sys.stdout); print(n, file=sys.stderr)" 2>"$WORK/stall.err")
+is "$out" "True 0 True" \
+	"a guest that doesn't read for 3 s keeps its connection; whole frames after" ||
+	diag_file "$WORK/stall.err"
+diag "replies read after the pause: $(tail -1 "$WORK/stall.err")"
 
 SOCK1=$WORK/passt1.sock
 bg_h passt1 "$PASST" -f -1 -s "$SOCK1"
