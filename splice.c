@@ -90,10 +90,11 @@ static void splice_abort(struct splice_flow *sf)
  */
 static int splice_move(struct splice_flow *sf, unsigned int side)
 {
+	bool drained = false;
 	int *p = sf->pipe[side];
 	ssize_t n;
 
-	for (;;) {
+	while (!drained) {
 		if (!sf->pending[side] && !sf->eof[side]) {
 			n = splice(sf->s[side], NULL, p[1], NULL,
 				   SPLICE_PIPE_SIZE,
@@ -104,6 +105,11 @@ static int splice_move(struct splice_flow *sf, unsigned int side)
 				sf->eof[side] = true;
 			if (n > 0)
 				sf->pending[side] = n;
+			/* Less than asked: the socket is empty for now, and
+			 * level-triggered epoll tells us when it is not (a
+			 * request and its answer cost no extra EAGAIN)
+			 */
+			drained = n < SPLICE_PIPE_SIZE;
 		}
 		if (!sf->pending[side])
 			break;
