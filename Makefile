@@ -62,9 +62,11 @@ bench: setup all test/delayline
 	test/guest/build.sh
 	BENCH_PASST_OUT=doc/benchmarks-passt.md test/bench-passt.sh
 	BENCH_SLOW_OUT=doc/benchmarks-slowreader.md test/bench-slowreader.sh
+	BENCH_RR_OUT=doc/benchmarks-rr.md test/bench-rr.sh
 
 bench-quick: setup all test/delayline
 	test/bench.sh --quick
+	test/bench-rr.sh --quick
 
 clean:
 	rm -rf passt pasta test/san $(TEST_BINS)

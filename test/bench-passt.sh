@@ -70,12 +70,7 @@ BP_ARGS="$*"
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-QUICK=0
-case ${1:-} in
---quick) QUICK=1 ;;
-"") ;;
-*) echo "Usage: $0 [--quick]" >&2; exit 2 ;;
-esac
+quick_arg "$@"
 
 if [ $QUICK = 1 ]; then
 	BENCH_PASST_SECS=${BENCH_PASST_SECS:-3}
@@ -100,15 +95,6 @@ case "$BENCH_PASST_SECS$BENCH_PASST_RUNS" in
 esac
 
 # --- output ---------------------------------------------------------------------
-
-say() {
-	local t=$(( $(date +%s) - START ))
-	if [ $QUICK = 1 ]; then
-		diag "$*"
-	else
-		printf '# [%2d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >&2
-	fi
-}
 
 die() {
 	if [ $QUICK = 1 ]; then

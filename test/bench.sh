@@ -87,12 +87,7 @@ BENCH_ARGS="$*"
 # shellcheck source=test/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 
-QUICK=0
-case ${1:-} in
---quick) QUICK=1 ;;
-"") ;;
-*) echo "Usage: $0 [--quick]" >&2; exit 2 ;;
-esac
+quick_arg "$@"
 
 if [ $QUICK = 1 ]; then
 	BENCH_RTTS=${BENCH_RTTS:-10}
@@ -143,15 +138,6 @@ ALLOWED_CC_ORIG=
 # --- output ------------------------------------------------------------------------
 
 # say MSG... - progress: TAP comments in --quick mode, stderr otherwise
-say() {
-	local t=$(( $(date +%s) - ${START:-$(date +%s)} ))
-	if [ $QUICK = 1 ]; then
-		diag "$*"
-	else
-		printf '# [%2d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >&2
-	fi
-}
-
 die() {
 	echo "bench.sh: $*" >&2
 	exit 1

@@ -496,6 +496,25 @@ wait_gone() { _poll "${2:-10}" _gone "$1"; }
 
 # --- data ----------------------------------------------------------------------
 
+# quick_arg [ARG] - a benchmark's command line: QUICK=1 for --quick, else 0
+quick_arg() {
+	QUICK=0
+	case ${1:-} in
+	--quick) QUICK=1 ;;
+	"") ;;
+	*) echo "Usage: $0 [--quick]" >&2; exit 2 ;;
+	esac
+}
+# say MSG - a benchmark's progress: a TAP comment with --quick, else on
+# stderr with the minutes and seconds since $START
+say() {
+	local t=$(( $(date +%s) - ${START:-$(date +%s)} ))
+	if [ "${QUICK:-0}" = 1 ]; then
+		diag "$*"
+	else
+		printf '# [%2d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >&2
+	fi
+}
 make_random() { head -c "$(($2 * 1024 * 1024))" /dev/urandom >"$1"; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 docs_random() {
