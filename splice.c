@@ -157,13 +157,15 @@ void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 			splice_abort(sf);
 			return;
 		}
-		sf->connected = true;
+		sf->connected = true;	/* EPOLLOUT: what the client sent */
 	}
-	for (side = 0; side < 2; side++) {
-		if (splice_move(sf, side)) {
-			splice_abort(sf);
-			return;
-		}
+	side = ref.fd == sf->s[1];
+	/* Readable: that socket's direction; writable: the other one's */
+	if (((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) &&
+	     splice_move(sf, side)) ||
+	    ((events & EPOLLOUT) && splice_move(sf, !side))) {
+		splice_abort(sf);
+		return;
 	}
 	if (sf->shut[0] && sf->shut[1]) {
 		flow_close(ref.index);
@@ -242,8 +244,10 @@ void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 		int s = accept4(ref.fd, &sa.sa, &sl,
 				SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		if (s < 0)
+		if (s < 0) {
+			fwd_accept_error(c, l, errno);
 			return;
+		}
 		splice_flow_new(c, s, socket(sa.sa.sa_family, SOCK_STREAM |
 					     SOCK_NONBLOCK | SOCK_CLOEXEC, 0),
 				sa.sa.sa_family, l->to);
