@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "flow.h"
 #include "fwd.h"
 #include "ip.h"
 #include "log.h"
@@ -50,11 +51,17 @@
 #define FWD_SCAN_BUF		(64 * 1024)
 #define FWD_TCP_LISTEN		0x0a	/* TCP_LISTEN, include/net/tcp_states.h */
 #define FWD_UDP_CLOSE		0x07	/* TCP_CLOSE: bound, not connected */
+#define FWD_ACCEPT_PAUSE_MS	1000	/* see fwd_accept_error() */
 
 static struct fwd_listener fwd_listeners[FWD_LISTENERS_MAX];
 static unsigned int fwd_listeners_n;
 static uint32_t fwd_free[FWD_LISTENERS_MAX];	/* closed slots, for reuse */
 static unsigned int fwd_free_n;
+
+/* accept() ran out of descriptors: TCP listeners wait, see fwd_accept_error() */
+static bool fwd_accept_paused;
+static unsigned int fwd_paused_flows;	/* flows in use when paused */
+static int64_t fwd_paused_until;
 
 /**
  * fwd_port() - parse a whole port number, 1 to 65535
@@ -293,7 +300,8 @@ static int fwd_listen_one(struct ctx *c, const union inany_addr *addr,
 	}
 	if (s < 0)
 		return s;
-	*l = (struct fwd_listener){ .fd = s, .port = port, .to = to };
+	*l = (struct fwd_listener){ .fd = s, .port = port, .to = to,
+				    .ev_type = ev_type };
 	epoll_ref_add(c, s, ev_type, idx, EPOLLIN);
 	if (fwd_free_n && idx == fwd_free[fwd_free_n - 1])
 		fwd_free_n--;
@@ -456,6 +464,66 @@ const struct fwd_listener *fwd_listener_at(uint32_t idx)
 {
 	assert(idx < fwd_listeners_n);
 	return &fwd_listeners[idx];
+}
+
+/**
+ * fwd_accept_events() - set the epoll events of every TCP listener
+ * @c:		execution context
+ * @events:	EPOLLIN, or 0 to pause them
+ */
+static void fwd_accept_events(const struct ctx *c, uint32_t events)
+{
+	uint32_t idx;
+
+	for (idx = 0; idx < fwd_listeners_n; idx++) {
+		const struct fwd_listener *l = &fwd_listeners[idx];
+
+		if (l->fd >= 0 && (l->ev_type == EPOLL_TYPE_TCP_LISTEN ||
+				   l->ev_type == EPOLL_TYPE_SPLICE_LISTEN))
+			epoll_ref_mod(c, l->fd, l->ev_type, idx, events);
+	}
+}
+
+/**
+ * fwd_accept_error() - accept() on a forwarded port failed
+ * @c:		execution context
+ * @l:		the port's listener
+ * @err:	errno
+ *
+ * Out of descriptors or memory, a level-triggered listener would wake us
+ * again at once, for ever: every TCP listener is paused instead, until a
+ * flow ends (it frees descriptors) or for FWD_ACCEPT_PAUSE_MS, and the
+ * connections wait in the kernel's backlog meanwhile.
+ */
+void fwd_accept_error(struct ctx *c, const struct fwd_listener *l, int err)
+{
+	if (err == EAGAIN || err == EWOULDBLOCK)
+		return;
+	if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM) {
+		err_ratelimit("accept on port %u: %s", l->port, strerror(err));
+		return;
+	}
+	err_ratelimit("accept on port %u: %s: pausing forwarded ports",
+		      l->port, strerror(err));
+	if (fwd_accept_paused)
+		return;
+	fwd_accept_events(c, 0);
+	fwd_accept_paused = true;
+	fwd_paused_flows = flow_count();
+	fwd_paused_until = c->now + FWD_ACCEPT_PAUSE_MS;
+}
+
+/**
+ * fwd_accept_resume() - listen again once a flow ended, or after a while
+ * @c:		execution context
+ */
+void fwd_accept_resume(struct ctx *c)
+{
+	if (!fwd_accept_paused ||
+	    (flow_count() >= fwd_paused_flows && c->now < fwd_paused_until))
+		return;
+	fwd_accept_paused = false;
+	fwd_accept_events(c, EPOLLIN);
 }
 
 /**

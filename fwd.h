@@ -81,12 +81,14 @@ struct fwd_table {
  * @to:		guest port
  * @twin:	index + 1 of the other family's socket of the same port (a
  *		-T or -U rule on the namespace's loopback), 0 if none
+ * @ev_type:	enum epoll_type it is registered with
  */
 struct fwd_listener {
 	int fd;
 	uint16_t port;
 	uint16_t to;
 	uint32_t twin;
+	uint8_t ev_type;
 };
 
 int fwd_parse(struct fwd_table *t, const char *spec, bool passt);
@@ -95,5 +97,7 @@ int fwd_rule_to(const struct fwd_rule *r, unsigned int port);
 void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,
 		enum epoll_type ev_type);
 const struct fwd_listener *fwd_listener_at(uint32_t idx);
+void fwd_accept_error(struct ctx *c, const struct fwd_listener *l, int err);
+void fwd_accept_resume(struct ctx *c);
 
 #endif /* FWD_H */

@@ -266,6 +266,7 @@ static void main_loop(struct ctx *c)
 		fwd_auto_scan(c);
 		stats_periodic(c);
 		flow_defer_free(c);
+		fwd_accept_resume(c);
 	}
 }
 

@@ -1382,9 +1382,7 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 
 		s = accept4(ref.fd, &sa.sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (s < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				err_ratelimit("TCP: accept on port %u: %s",
-					      l->port, strerror(errno));
+			fwd_accept_error(c, l, errno);
 			return;
 		}
 		if (splice_ok(c, &sa))
