@@ -25,6 +25,11 @@
  * for as long as the guest answers the probes (only unanswered ones count
  * towards TCP_RETRIES_MAX).
  *
+ * Timers, one per connection (@rto_at): the host's handshake gets
+ * TCP_CONNECT_TIMEOUT_MS, then the guest gets a reset; our SYN-ACK, SYN and
+ * data to the guest are retransmitted with back-off, TCP_RETRIES_MAX times
+ * without an answer before a reset.
+ *
  * Host sockets are edge-triggered: reading stops when the guest's window is
  * full and resumes from the guest's ACK, not from epoll.
  *
@@ -67,6 +72,7 @@
 #define TCP_MSS_NO_OPT		536	/* RFC 879, when the guest sends none */
 #define TCP_RTO_INIT_MS		200	/* one local hop: RTT is microseconds */
 #define TCP_RTO_MAX_MS		60000	/* RFC 6298, 2.5 */
+#define TCP_CONNECT_TIMEOUT_MS	10000	/* host peer's handshake, ours */
 #define TCP_RETRIES_MAX		10
 #define TCP_DUP_ACK_THRESH	3	/* RFC 5681, 3.2 */
 #define TCP_TOUCHED_MAX		256
@@ -857,6 +863,11 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 		return;
 	}
 	tcp_phase_set(conn, TCP_PHASE_CONNECTING);
+	/* A peer that never answers would hold the flow for the kernel's
+	 * ~127 s of SYN retries (a SYN flood's flows, all of them)
+	 */
+	conn->rto_ms = TCP_CONNECT_TIMEOUT_MS;
+	tcp_rto_arm(c, conn);
 
 	if (connect(s, &sa.sa, sl) &&
 	    errno != EINPROGRESS) {
@@ -887,6 +898,7 @@ static void tcp_connected(struct ctx *c, struct tcp_conn *conn)
 	tcp_phase_set(conn, TCP_PHASE_SYN_ACK_SENT);
 	tcp_epoll_set(c, conn, EPOLLIN | EPOLLRDHUP);
 	tcp_send_ctl(c, conn, TH_SYN | TH_ACK);
+	conn->rto_ms = TCP_RTO_INIT_MS;
 	tcp_rto_arm(c, conn);
 }
 
@@ -1435,10 +1447,17 @@ void tcp_batch_end(struct ctx *c)
  */
 static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 {
-	conn->rto_at = 0;
-	if (++conn->retries > TCP_RETRIES_MAX) {
-		char s[FLOW_STRLEN];
+	char s[FLOW_STRLEN];
 
+	conn->rto_at = 0;
+	if (conn->phase == TCP_PHASE_CONNECTING) {
+		debug("TCP: %s: no answer from the peer in %u s, resetting",
+		      flow_str(&conn->f.key, s, sizeof(s)),
+		      TCP_CONNECT_TIMEOUT_MS / 1000);
+		tcp_rst(c, conn);
+		return;
+	}
+	if (++conn->retries > TCP_RETRIES_MAX) {
 		warn("TCP: %s: guest unresponsive, resetting",
 		     flow_str(&conn->f.key, s, sizeof(s)));
 		tcp_rst(c, conn);
