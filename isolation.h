@@ -5,6 +5,6 @@
 struct ctx;
 
 void isolate_initial(void);
-void isolate_user(const struct ctx *c);
+void isolate_loop(const struct ctx *c);
 
 #endif /* ISOLATION_H */

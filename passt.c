@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 	pasta_cmd_release(&c);
 	if (c.mode == MODE_PASTA)
 		pasta_netns_watch(&c);
-	isolate_user(&c);
+	isolate_loop(&c);
 
 	main_loop(&c);
 

@@ -4,7 +4,8 @@
 # Started as root: passt continues as nobody (or --runas USER) with no
 # capabilities; pasta as the --runas user with only CAP_SYS_ADMIN,
 # CAP_NET_ADMIN and CAP_NET_BIND_SERVICE, and splicing (which enters the
-# namespace at run time) still works. --log-size: the log file never grows
+# namespace at run time) still works; rootless pasta keeps the same three
+# in its user namespace; every one runs with no_new_privs. --log-size: the log file never grows
 # past it and starts at a whole line; --stats DELAY logs the counters.
 
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,7 @@ need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-plan 10
+plan 11
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -25,8 +26,8 @@ wait_uid() { _poll 10 sh -c "grep -q '^Uid:[[:space:]]*$2[[:space:]]' /proc/$1/s
 nobody=$(id -u nobody)
 bg_h passt "$PASST" -f -s "$WORK/p.sock"
 wait_uid "$BG_PID" "$nobody"
-is "$(status_of "$BG_PID" Uid | cut -f1) $(status_of "$BG_PID" CapEff)" \
-	"$nobody 0000000000000000" "passt as root: continues as nobody, no capabilities"
+is "$(status_of "$BG_PID" Uid | cut -f1) $(status_of "$BG_PID" CapEff) $(status_of "$BG_PID" NoNewPrivs)" \
+	"$nobody 0000000000000000 1" "passt as root: continues as nobody, no capabilities, no_new_privs"
 kill_pid "$BG_PID"
 
 uid=$(id -u "$TEST_USER") gid=$(id -g "$TEST_USER")
@@ -57,6 +58,17 @@ is "$(status_of "$pid" Uid | cut -f1) $caps" "$uid 0000000000201400" \
 got=$(in_h curl -sS --max-time 10 http://127.0.0.1:8097/f.txt 2>&1)
 is "$got" "in the namespace" "pasta after the switch: H's loopback spliced to the namespace's"
 finish_ns_server "$BG_PID" "$S" pasta
+
+# Rootless pasta: root in its own user namespace only, three capabilities
+R2=$WORK/u/rl; mkdir -m 0777 "$R2"
+pasta_bg rl 30 -P "$R2/pasta.pid" -- sleep 20
+rl=$BG_PID
+_poll 10 test -s "$R2/pasta.pid"
+pid=$(cat "$R2/pasta.pid")
+_poll 10 sh -c "grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status"
+is "$(status_of "$pid" CapEff) $(status_of "$pid" NoNewPrivs)" \
+	"0000000000201400 1" "rootless pasta: CapEff only SYS_ADMIN, NET_ADMIN, NET_BIND_SERVICE, no_new_privs"
+kill_pid "$rl"
 
 # --log-size: a small limit, a log that would be ten times larger
 L=$WORK/passt.log.file
