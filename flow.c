@@ -7,6 +7,11 @@
  * twice that size, keyed with SipHash-2-4 and a random key so that a guest
  * cannot choose ports that collide. Nothing is allocated per packet.
  *
+ * Budgets: each kind of flow (enum flow_budget) may hold only its share of
+ * the table; at its limit, a new inbound UDP flow, whose sender may be
+ * spoofed, evicts the oldest one idle for FLOW_EVICT_IDLE_MS, the others
+ * are refused.
+ *
  * Lifecycle: FREE -> (flow_alloc) allocated, owned by a module that sets the
  * type and key -> (flow_hash_insert) findable -> (flow_close) closing: still
  * valid, but no longer findable, until the end of the current event batch ->
@@ -28,6 +33,7 @@
 
 #define HASH_SIZE		(FLOW_MAX * 2)
 #define HASH_EMPTY		0xffffffffU
+#define FLOW_EVICT_IDLE_MS	1000	/* see flow_evict() */
 
 static_assert((HASH_SIZE & (HASH_SIZE - 1)) == 0, "hash size: power of two");
 
@@ -38,6 +44,23 @@ static uint32_t flow_free_head;
 static unsigned int flow_used, flow_hwm;
 static uint64_t flow_hash_key[2];
 static bool flow_pending_close;
+
+/* Largest share of the table each enum flow_budget may hold */
+static const unsigned int flow_budget_max[FLOW_BUDGETS] = {
+	[FLOW_BUDGET_TCP]	= FLOW_MAX / 4 * 3,
+	[FLOW_BUDGET_UDP_OUT]	= FLOW_MAX / 4,
+	[FLOW_BUDGET_UDP_IN]	= FLOW_MAX / 8,
+	[FLOW_BUDGET_ICMP]	= FLOW_MAX / 16,
+};
+static unsigned int flow_budget_n[FLOW_BUDGETS];	/* open, not closing */
+
+/* Inbound UDP flows, oldest first: candidates for eviction */
+static struct {
+	uint32_t idx;
+	uint32_t serial;
+} flow_evict_ring[FLOW_MAX];
+static unsigned int flow_evict_head, flow_evict_n;
+static uint32_t flow_serial;
 
 #define ROTL(x, b)	(uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
@@ -100,26 +123,103 @@ void flow_init(void)
 		flow_free_next[i] = i + 1;
 	flow_free_head = 0;
 	flow_used = flow_hwm = 0;
+	memset(flow_budget_n, 0, sizeof(flow_budget_n));
+	flow_evict_head = flow_evict_n = 0;
 }
 
 /**
- * flow_alloc() - take a free entry, zeroed
+ * flow_evict_push() - note a new inbound UDP flow, the newest candidate
+ * @idx:	flow index
  *
- * Return: index of the entry, or -1 if the table is full
+ * When the ring is full, its oldest entry is forgotten: most likely a flow
+ * that expired already.
  */
-int flow_alloc(void)
+static void flow_evict_push(uint32_t idx)
 {
-	uint32_t idx = flow_free_head;
+	unsigned int tail;
 
+	if (flow_evict_n == FLOW_MAX) {
+		flow_evict_head = (flow_evict_head + 1) % FLOW_MAX;
+		flow_evict_n--;
+	}
+	tail = (flow_evict_head + flow_evict_n++) % FLOW_MAX;
+	flow_evict_ring[tail].idx = idx;
+	flow_evict_ring[tail].serial = flowtab[idx].f.serial;
+}
+
+/**
+ * flow_evict() - close the oldest inbound UDP flow that is idle
+ * @now:	current time (ms)
+ *
+ * Entries of flows gone already are dropped; one active in the last
+ * FLOW_EVICT_IDLE_MS goes back to the end (a second chance), at most once
+ * round the ring.
+ *
+ * Return: true if one was closed
+ */
+static bool flow_evict(int64_t now)
+{
+	unsigned int tries = flow_evict_n;
+
+	while (tries-- && flow_evict_n) {
+		uint32_t idx = flow_evict_ring[flow_evict_head].idx;
+		uint32_t serial = flow_evict_ring[flow_evict_head].serial;
+		const struct flow_common *f = &flowtab[idx].f;
+
+		flow_evict_head = (flow_evict_head + 1) % FLOW_MAX;
+		flow_evict_n--;
+		if (f->type == FLOW_FREE || f->closing || f->serial != serial)
+			continue;	/* gone: its slot may hold another */
+		if (now - f->active_at < FLOW_EVICT_IDLE_MS) {
+			flow_evict_push(idx);
+			continue;
+		}
+		flow_close(idx);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * flow_alloc() - take a free entry, zeroed, within a budget
+ * @budget:	enum flow_budget the flow counts against
+ * @now:	current time (ms), for eviction
+ *
+ * Return: index of the entry, or -1 if the table or the budget is full
+ */
+int flow_alloc(enum flow_budget budget, int64_t now)
+{
+	uint32_t idx;
+
+	if (flow_budget_n[budget] >= flow_budget_max[budget] &&
+	    (budget != FLOW_BUDGET_UDP_IN || !flow_evict(now)))
+		return -1;
+	idx = flow_free_head;
 	if (idx >= FLOW_MAX)
 		return -1;
 	flow_free_head = flow_free_next[idx];
 	assert(flowtab[idx].f.type == FLOW_FREE);
 	memset(&flowtab[idx], 0, sizeof(flowtab[idx]));
+	flowtab[idx].f.budget = budget;
+	flowtab[idx].f.serial = ++flow_serial;
+	flow_budget_n[budget]++;
+	if (budget == FLOW_BUDGET_UDP_IN)
+		flow_evict_push(idx);
 	flow_used++;
 	if (idx + 1 > flow_hwm)
 		flow_hwm = idx + 1;
 	return idx;
+}
+
+/**
+ * flow_budget_used() - flows open, not closing, of a budget
+ * @budget:	enum flow_budget
+ *
+ * Return: how many
+ */
+unsigned int flow_budget_used(enum flow_budget budget)
+{
+	return flow_budget_n[budget];
 }
 
 static unsigned int flow_slot_of(const struct flow_key *key)
@@ -211,6 +311,7 @@ void flow_close(int idx)
 	if (f->hashed)
 		flow_hash_remove(idx);
 	f->closing = true;
+	flow_budget_n[f->budget]--;
 	flow_pending_close = true;
 }
 

@@ -20,6 +20,19 @@ enum flow_type {
 	FLOW_TYPE_MAX,
 };
 
+/* Shares of the table (flow_alloc()): a flood of one kind of flow can't
+ * lock the others out
+ */
+enum flow_budget {
+	FLOW_BUDGET_TCP,	/* TCP, either side, spliced too */
+	FLOW_BUDGET_UDP_OUT,	/* UDP the guest starts */
+	FLOW_BUDGET_UDP_IN,	/* UDP to a forwarded port: senders may be
+				 * spoofed, the oldest idle one is evicted
+				 */
+	FLOW_BUDGET_ICMP,
+	FLOW_BUDGETS,
+};
+
 /* Which side a spliced UDP flow's first datagram came from */
 enum flow_spliced {
 	FLOW_NOT_SPLICED = 0,
@@ -57,11 +70,15 @@ struct flow_key {
  * @key:	addresses and ports
  * @active_at:	last datagram either way (ms): UDP and ICMP flows expire
  *		after a while without any
+ * @budget:	enum flow_budget it counts against
+ * @serial:	allocation number, to know it again (flow_evict())
  */
 struct flow_common {
 	uint8_t type;
 	bool closing;
 	bool hashed;
+	uint8_t budget;
+	uint32_t serial;
 	struct flow_key key;
 	int64_t active_at;
 };
@@ -69,7 +86,7 @@ struct flow_common {
 struct ctx;
 
 void flow_init(void);
-int flow_alloc(void);
+int flow_alloc(enum flow_budget budget, int64_t now);
 void flow_hash_insert(int idx);
 int flow_lookup(const struct flow_key *key);
 void flow_close(int idx);
@@ -77,6 +94,7 @@ void flow_defer_free(struct ctx *c);
 void flow_close_all(struct ctx *c);
 void flow_timer(struct ctx *c);
 unsigned int flow_count(void);
+unsigned int flow_budget_used(enum flow_budget budget);
 unsigned int flow_high_water(void);
 struct flow_common *flow_at(int idx);
 const char *flow_str(const struct flow_key *key, char *buf, size_t len);

@@ -82,7 +82,7 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 			close(s);
 		return NULL;
 	}
-	idx = flow_alloc();
+	idx = flow_alloc(FLOW_BUDGET_ICMP, c->now);
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
 		close(s);

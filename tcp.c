@@ -831,7 +831,7 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 		pkt_drop(DROP_TCP_OPTS);
 		return;
 	}
-	idx = flow_alloc();
+	idx = flow_alloc(FLOW_BUDGET_TCP, c->now);
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
 		err_ratelimit("TCP: flow table full, refusing %s",
@@ -1346,7 +1346,8 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
 	key.gport = to;
 	ip_inbound_peer(c, &key.paddr);
 
-	idx = flow_lookup(&key) < 0 ? flow_alloc() : -1;
+	idx = flow_lookup(&key) < 0 ? flow_alloc(FLOW_BUDGET_TCP, c->now)
+				    : -1;
 	if (idx < 0) {
 		err_ratelimit("TCP: can't add %s: table full or duplicate",
 			      flow_str(&key, str, sizeof(str)));

@@ -120,13 +120,18 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 				     int s, const union sockaddr_inany *dst,
 				     socklen_t dl)
 {
+	/* Started by a sender on the host's side (it may be spoofed), or by
+	 * the guest
+	 */
+	enum flow_budget b = s < 0 || key->spliced ? FLOW_BUDGET_UDP_IN :
+						     FLOW_BUDGET_UDP_OUT;
+	int idx = flow_alloc(b, c->now);
 	char str[FLOW_STRLEN];
 	struct udp_flow *uf;
-	int idx = flow_alloc();
 
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
-		err_ratelimit("UDP: flow table full, dropping %s",
+		err_ratelimit("UDP: no room for flows like %s, dropping it",
 			      flow_str(key, str, sizeof(str)));
 		if (s >= 0)
 			close(s);

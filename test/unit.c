@@ -494,6 +494,16 @@ static void test_frames6(void)
 	flow_defer_free(&c);
 }
 
+/* test_udp_flow() - make an allocated entry a UDP flow without a socket */
+static void test_udp_flow(int idx, struct flow_key key, int64_t now)
+{
+	flowtab[idx].udp.f.type = FLOW_UDP;
+	flowtab[idx].udp.f.key = key;
+	flowtab[idx].udp.sock = -1;	/* no socket to close */
+	flowtab[idx].udp.f.active_at = now;
+	flow_hash_insert(idx);
+}
+
 static void test_flow_table(void)
 {
 	unsigned int i, found = 0, wrong = 0;
@@ -507,18 +517,17 @@ static void test_flow_table(void)
 	flow_defer_free(&c);
 	ok(flow_count() == 0, "flow table empty after closing everything");
 
+	/* The TCP and outbound UDP shares together make up the table */
 	for (i = 0; i < FLOW_MAX; i++) {
-		idx = flow_alloc();
+		idx = flow_alloc(i < FLOW_MAX / 4 * 3 ? FLOW_BUDGET_TCP :
+				 FLOW_BUDGET_UDP_OUT, c.now);
 		if (idx < 0)
 			break;
-		flowtab[idx].udp.f.type = FLOW_UDP;
-		flowtab[idx].udp.f.key = test_key(i);
-		flowtab[idx].udp.sock = -1;	/* no socket to close */
-		flowtab[idx].udp.f.active_at = c.now;
-		flow_hash_insert(idx);
+		test_udp_flow(idx, test_key(i), c.now);
 	}
 	ok(i == FLOW_MAX && flow_count() == FLOW_MAX, "table fills to capacity");
-	ok(flow_alloc() < 0, "allocation fails when full");
+	ok(flow_alloc(FLOW_BUDGET_ICMP, c.now) < 0,
+	   "allocation fails when full");
 
 	for (i = 0; i < FLOW_MAX; i++) {
 		struct flow_key k = test_key(i);
@@ -553,7 +562,48 @@ static void test_flow_table(void)
 	flow_timer(&c);
 	flow_defer_free(&c);
 	ok(flow_count() == 0, "idle UDP flows expire after the timeout");
-	ok(flow_alloc() >= 0, "entries are reusable after expiry");
+	ok(flow_alloc(FLOW_BUDGET_TCP, c.now) >= 0,
+	   "entries are reusable after expiry");
+	flow_close_all(&c);
+	flow_defer_free(&c);
+}
+
+/**
+ * test_flow_budgets() - a flood of one kind can't take the whole table
+ */
+static void test_flow_budgets(void)
+{
+	unsigned int i, n = 0;
+	int oldest[3], idx;
+
+	for (i = 0; i < FLOW_MAX; i++) {
+		idx = flow_alloc(FLOW_BUDGET_UDP_IN, c.now);
+		if (idx < 0)
+			break;
+		test_udp_flow(idx, test_key(i), c.now);
+		if (n < ARRAY_SIZE(oldest))
+			oldest[n] = idx;
+		n++;
+	}
+	ok(n == FLOW_MAX / 8 && flow_budget_used(FLOW_BUDGET_UDP_IN) == n,
+	   "inbound UDP stops at its share, an eighth of the table, while "
+	   "all are active");
+	ok(flow_alloc(FLOW_BUDGET_TCP, c.now) >= 0 &&
+	   flow_alloc(FLOW_BUDGET_UDP_OUT, c.now) >= 0,
+	   "TCP and the guest's UDP still get flows");
+
+	c.now += 2000;
+	idx = flow_alloc(FLOW_BUDGET_UDP_IN, c.now);
+	ok(idx >= 0 && flow_at(oldest[0])->closing,
+	   "once idle, the oldest inbound UDP flow makes room for a new one");
+	test_udp_flow(idx, test_key(FLOW_MAX + 1), c.now);
+	flow_at(oldest[1])->active_at = c.now;	/* the next one is active */
+	idx = flow_alloc(FLOW_BUDGET_UDP_IN, c.now);
+	ok(idx >= 0 && !flow_at(oldest[1])->closing &&
+	   flow_at(oldest[2])->closing,
+	   "an active one is passed over: the next oldest idle one goes");
+	flow_close_all(&c);
+	flow_defer_free(&c);
 }
 
 int main(void)
@@ -575,6 +625,7 @@ int main(void)
 	test_frames();
 	test_frames6();
 	test_flow_table();
+	test_flow_budgets();
 
 	return tests_done();
 }
