@@ -42,6 +42,17 @@ test/delayline: test/delayline.c
 
 TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/san/pasta
 
+# libFuzzer targets (clang): one frame, passt's stream, DHCP/DHCPv6/NDP
+FUZZ_TARGETS = test/fuzz/fuzz_frame test/fuzz/fuzz_stream test/fuzz/fuzz_dhcp
+FUZZ_SECS ?= 60
+# (clang sees NLMSG_OK()'s signed and unsigned comparison, gcc doesn't)
+FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer,address,undefined \
+	     -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-sign-compare
+$(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_lib.c \
+		 test/fuzz/fuzz_lib.h $(LIB_SRCS) $(HDRS)
+	clang $(BASE_CFLAGS) $(FUZZ_FLAGS) -o $@ $< test/fuzz/fuzz_lib.c \
+		$(LIB_SRCS)
+
 # Run as root: install what is missing, create namespaces and a test user,
 # and run pasta as that user
 setup:
@@ -52,6 +63,12 @@ check: setup all $(TEST_BINS)
 
 demo: setup all
 	test/demo.sh
+
+# Each fuzz target for FUZZ_SECS seconds, as root (see test/fuzz/run.sh)
+fuzz:
+	test/setup.sh clang libclang-rt-14-dev
+	$(MAKE) $(FUZZ_TARGETS)
+	test/fuzz/run.sh $(FUZZ_SECS) $(FUZZ_TARGETS)
 
 # Side by side with the host, Debian's pasta and slirp4netns, through the
 # delay line: the full table (doc/benchmarks.md), or a short run that only
@@ -69,7 +86,7 @@ bench-quick: setup all test/delayline
 	test/bench-rr.sh --quick
 
 clean:
-	rm -rf passt pasta test/san $(TEST_BINS)
+	rm -rf passt pasta test/san $(TEST_BINS) $(FUZZ_TARGETS)
 
 # Installation: DESTDIR stages the tree (packaging), PREFIX, BINDIR and
 # MANDIR place it. pasta is a symbolic link to passt, beside it
@@ -88,4 +105,4 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/passt $(DESTDIR)$(BINDIR)/pasta \
 	      $(DESTDIR)$(MANDIR)/man1/passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 
-.PHONY: all setup check demo bench bench-quick clean install uninstall
+.PHONY: all setup check demo fuzz bench bench-quick clean install uninstall

@@ -21,6 +21,16 @@ GUEST = "203.0.113.1"
 GW = "203.0.113.2"
 
 
+def csum(data):
+    """The Internet checksum (RFC 1071) of data."""
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
 def arp_request(target):
     body = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1)
     body += MAC + socket.inet_aton(GUEST) + b"\0" * 6 + socket.inet_aton(target)

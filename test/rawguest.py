@@ -16,15 +16,7 @@ import sys
 import time
 
 import framing
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
+from framing import csum
 
 
 def ip4(proto, src, dst, l4):

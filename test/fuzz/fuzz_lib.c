@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test/fuzz/fuzz_lib.c - a context for the fuzz targets, like a running
+ * daemon's after set-up, and its reset between inputs
+ *
+ * The targets must run in a network namespace of their own with nothing in
+ * it (make fuzz uses unshare -n): frames they make up open real sockets,
+ * which there reach nothing.
+ */
+
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "../../flow.h"
+#include "../../fwd.h"
+#include "../../inany.h"
+#include "../../log.h"
+#include "../../util.h"
+#include "fuzz_lib.h"
+
+struct ctx fuzz_c;
+static struct fwd_table fwd_tcp, fwd_udp, fwd_tcp_ns, fwd_udp_ns;
+
+/**
+ * fuzz_ctx_init() - addresses, MACs and tables of a configured daemon
+ * @mode:	MODE_PASTA or MODE_PASST
+ */
+void fuzz_ctx_init(enum mode mode)
+{
+	struct ctx *c = &fuzz_c;
+
+	log_setup(false, true);
+	c->mode = mode;
+	c->fd_tap = c->fd_tap_listen = c->fd_netns = c->fd_nsquit = -1;
+	c->mtu = 65520;
+	c->fwd_tcp = &fwd_tcp;
+	c->fwd_udp = &fwd_udp;
+	c->fwd_tcp_ns = &fwd_tcp_ns;
+	c->fwd_udp_ns = &fwd_udp_ns;
+	c->epollfd = epoll_create1(EPOLL_CLOEXEC);
+	inet_pton(AF_INET, "203.0.113.1", &c->addr4);
+	inet_pton(AF_INET, "203.0.113.2", &c->gw4);
+	c->prefix4 = 24;
+	inet_pton(AF_INET6, "2001:db8::1", &c->addr6);
+	inet_pton(AF_INET6, "2001:db8::2", &c->gw6);
+	inet_pton(AF_INET6, "fe80::1", &c->ll6_ours);
+	inet_pton(AF_INET, "192.0.2.53", &c->dns4[0]);
+	c->dns4_n = 1;
+	inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
+	strcpy(c->dns_search[0], "example.org");
+	c->dns_search_n = 1;
+	memcpy(c->mac_ours, "\x02\x70\x61\x73\x74\x61", ETH_ADDR_LEN);
+	c->now = now_ms();
+	flow_init();
+}
+
+/**
+ * fuzz_reset() - close every flow an input made, as if the guest left
+ */
+void fuzz_reset(void)
+{
+	flow_close_all(&fuzz_c);
+	flow_defer_free(&fuzz_c);
+	fuzz_c.now += 1000;	/* timers and rate limits move on */
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""test/fuzz/seeds.py - a seed corpus of real-shaped frames and messages.
+
+Usage: seeds.py DIR
+
+Writes DIR/frame/, DIR/stream/ and DIR/dhcp/: one file per seed, in the
+input format of fuzz_frame, fuzz_stream and fuzz_dhcp (see their headers).
+"""
+
+import os
+import socket
+import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from framing import csum  # noqa: E402
+
+GUEST_MAC = bytes.fromhex("525400123456")
+OUR_MAC = bytes.fromhex("027061737461")
+
+
+def eth(proto, payload, dst=OUR_MAC):
+    return dst + GUEST_MAC + struct.pack("!H", proto) + payload
+
+
+def ip4(proto, payload, src="203.0.113.1", dst="203.0.113.2"):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1,
+                      0x4000, 64, proto, 0, socket.inet_aton(src),
+                      socket.inet_aton(dst))
+    hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
+    return eth(0x0800, hdr + payload)
+
+
+def ip6(nexthdr, payload, src="2001:db8::1", dst="2001:db8::2", hlim=64,
+        dst_mac=OUR_MAC):
+    hdr = struct.pack("!IHBB16s16s", 6 << 28, len(payload), nexthdr, hlim,
+                      socket.inet_pton(socket.AF_INET6, src),
+                      socket.inet_pton(socket.AF_INET6, dst))
+    return eth(0x86dd, hdr + payload, dst_mac)
+
+
+def tcp_syn(sport=40000, dport=80):
+    opts = bytes([2, 4, 0x05, 0xb4, 1, 3, 3, 7, 4, 2, 1, 1])
+    return struct.pack("!HHIIBBHHH", sport, dport, 1000, 0,
+                       (5 + len(opts) // 4) << 4, 0x02, 65535, 0, 0) + opts
+
+
+def udp(sport, dport, payload):
+    return struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+
+
+def dhcp_discover():
+    bootp = struct.pack("!BBBBIHH4s4s4s4s16s64s128s", 1, 1, 6, 0,
+                        0x11223344, 0, 0x8000, b"\0" * 4, b"\0" * 4,
+                        b"\0" * 4, b"\0" * 4, GUEST_MAC + b"\0" * 10,
+                        b"\0" * 64, b"\0" * 128)
+    opts = (b"\x63\x82\x53\x63" + b"\x35\x01\x01" +
+            b"\x37\x05\x01\x03\x06\x1a\x77" + b"\x0c\x05guest" +
+            b"\x51\x03\x00\x00\x00" + b"\x32\x04\xcb\x00\x71\x01" + b"\xff")
+    return bootp + opts
+
+
+def dhcpv6_solicit():
+    duid = b"\x00\x03\x00\x01" + GUEST_MAC
+    return (b"\x01\xab\xcd\xef" +
+            struct.pack("!HH", 1, len(duid)) + duid +
+            struct.pack("!HHIII", 3, 12, 0x5e005301, 0, 0) +
+            struct.pack("!HHHHH", 6, 6, 23, 24, 39) +
+            struct.pack("!HHH", 8, 2, 0) +
+            struct.pack("!HHB", 39, 7, 1) + b"\x05guest")
+
+
+def ndp_ns(target="2001:db8::2"):
+    return (struct.pack("!BBHI", 135, 0, 0, 0) +
+            socket.inet_pton(socket.AF_INET6, target) +
+            b"\x01\x01" + GUEST_MAC)
+
+
+def ndp_rs():
+    return struct.pack("!BBHI", 133, 0, 0, 0) + b"\x01\x01" + GUEST_MAC
+
+
+def arp_request():
+    body = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1)
+    body += GUEST_MAC + socket.inet_aton("203.0.113.1") + b"\0" * 6
+    body += socket.inet_aton("203.0.113.2")
+    return eth(0x0806, body, b"\xff" * 6)
+
+
+def frames():
+    hbh = bytes([6, 0, 1, 4, 0, 0, 0, 0])     # hop-by-hop, PadN, then TCP
+    return {
+        "arp": arp_request(),
+        "tcp4_syn": ip4(6, tcp_syn()),
+        "udp4_dns": ip4(17, udp(40001, 53, b"\x12\x34\x01\x00\0\x01\0\0\0\0"
+                                b"\0\0\x07example\x03org\0\0\x01\0\x01")),
+        "icmp4_echo": ip4(1, b"\x08\x00\xf7\xff\x00\x00\x00\x00"),
+        "dhcp": ip4(17, udp(68, 67, dhcp_discover()), "0.0.0.0",
+                    "255.255.255.255"),
+        "tcp6_syn_hbh": ip6(0, hbh + tcp_syn()),
+        "icmp6_echo": ip6(58, b"\x80\x00\x00\x00\x00\x01\x00\x01"),
+        "ndp_ns": ip6(58, ndp_ns(), "fe80::5054:ff:fe12:3456",
+                      "ff02::1:ff00:2", 255, b"\x33\x33\xff\x00\x00\x02"),
+        "ndp_rs": ip6(58, ndp_rs(), "fe80::5054:ff:fe12:3456", "ff02::2",
+                      255, b"\x33\x33\x00\x00\x00\x02"),
+        "dhcpv6": ip6(17, udp(546, 547, dhcpv6_solicit()),
+                      "fe80::5054:ff:fe12:3456", "ff02::1:2", 1,
+                      b"\x33\x33\x00\x01\x00\x02"),
+    }
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def main():
+    top = sys.argv[1]
+    for d in ("frame", "stream", "dhcp"):
+        os.makedirs(os.path.join(top, d), exist_ok=True)
+    fr = frames()
+    for name, f in fr.items():
+        for mode in (0, 1):
+            write(os.path.join(top, "frame", "%s_%d" % (name, mode)),
+                  bytes([mode]) + f)
+    stream = b"".join(struct.pack("!I", len(f)) + f for f in fr.values())
+    write(os.path.join(top, "stream", "all"), b"\x10\x07" + stream)
+    write(os.path.join(top, "stream", "arp"),
+          b"\x00\x00" + struct.pack("!I", len(fr["arp"])) + fr["arp"])
+    write(os.path.join(top, "dhcp", "dhcp"), b"\x00" + dhcp_discover())
+    write(os.path.join(top, "dhcp", "dhcpv6"), b"\x01" + dhcpv6_solicit())
+    write(os.path.join(top, "dhcp", "ndp_ns"), b"\x02" + ndp_ns())
+    write(os.path.join(top, "dhcp", "ndp_rs"), b"\x02" + ndp_rs())
+
+
+if __name__ == "__main__":
+    main()
