@@ -391,6 +391,22 @@ static void test_frames6(void)
 	static const uint8_t routing_segs[] = { IPPROTO_TCP, 0, 0, 1,
 						0, 0, 0, 0 };
 	static const uint8_t hbh_long[] = { IPPROTO_TCP, 4, 1, 4 };
+	static const struct {
+		bool src;
+		const char *addr;
+		enum pkt_drop_reason reason;
+		const char *desc;
+	} addr6_cases[] = {
+		{ true, "ff02::1", DROP_IP6_ADDR, "multicast source dropped" },
+		{ true, "::ffff:192.0.2.1", DROP_IP6_ADDR,
+		  "IPv4-mapped source dropped" },
+		{ false, "ff0e::1", DROP_MULTICAST_DST,
+		  "TCP SYN to multicast dropped" },
+		{ false, "::1", DROP_DST_ADDR, "SYN to the host's ::1 dropped" },
+		{ false, "::", DROP_DST_ADDR, "SYN to :: dropped" },
+		{ true, "::1", DROP_SRC_ADDR, "SYN from ::1 dropped" },
+		{ true, "::", DROP_SRC_ADDR, "SYN from :: dropped" },
+	};
 	uint8_t chain[8 * 9];
 	unsigned int i, flows;
 	size_t len;
@@ -440,33 +456,13 @@ static void test_frames6(void)
 	len = build_ip6(IPPROTO_ICMP, NULL, 0, "\x08\0\0\0\0\0\0\0", 8);
 	expect_drop(len, DROP_IP6_PROTO, "ICMP (for IPv4) over IPv6 dropped");
 
-	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	inet_pton(AF_INET6, "ff02::1", &frame_ip6()->saddr);
-	expect_drop(len, DROP_IP6_ADDR, "multicast source dropped");
-
-	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	inet_pton(AF_INET6, "::ffff:192.0.2.1", &frame_ip6()->saddr);
-	expect_drop(len, DROP_IP6_ADDR, "IPv4-mapped source dropped");
-
-	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	inet_pton(AF_INET6, "ff0e::1", &frame_ip6()->daddr);
-	expect_drop(len, DROP_MULTICAST_DST, "TCP SYN to multicast dropped");
-
-	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	inet_pton(AF_INET6, "::1", &frame_ip6()->daddr);
-	expect_drop(len, DROP_DST_ADDR, "SYN to the host's ::1 dropped");
-
-	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	inet_pton(AF_INET6, "::", &frame_ip6()->daddr);
-	expect_drop(len, DROP_DST_ADDR, "SYN to :: dropped");
-
-	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	inet_pton(AF_INET6, "::1", &frame_ip6()->saddr);
-	expect_drop(len, DROP_SRC_ADDR, "SYN from ::1 dropped");
-
-	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	inet_pton(AF_INET6, "::", &frame_ip6()->saddr);
-	expect_drop(len, DROP_SRC_ADDR, "SYN from :: dropped");
+	for (i = 0; i < ARRAY_SIZE(addr6_cases); i++) {
+		len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
+		inet_pton(AF_INET6, addr6_cases[i].addr,
+			  addr6_cases[i].src ? &frame_ip6()->saddr :
+					       &frame_ip6()->daddr);
+		expect_drop(len, addr6_cases[i].reason, addr6_cases[i].desc);
+	}
 
 	len = build_ip6(IPPROTO_UDP, NULL, 0, "\x9c\x40\x14\xe9\0\x0c\0\0abcd",
 			12);
