@@ -1,29 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fwd.c - inbound port forwarding: the -t and -u grammar, and the sockets
+/* fwd.c - port forwarding: the -t/-u/-T/-U grammar, and the sockets
  *
- * Theory of operation: each -t or -u option is one rule,
+ * Theory of operation: each -t or -u option (and pasta's -T and -U, the
+ * namespace's ports towards the host) is one rule,
  *
  *	[ADDR[%IFNAME]/]PORTS
  *
  * where PORTS is a comma-separated list of FIRST[-LAST][:TO[-TOLAST]]
- * ranges (a translated range has the length of its source) and ~FIRST[-LAST]
- * excludes; a list of excludes only means every port but those, as does
- * passt's "all" (which excludes may follow). ADDR, IPv4 or IPv6, and IFNAME bind the rule's sockets to
- * that address and device; without ADDR a socket takes every address of
- * both families (one dual-stack socket, see ip_sock_bind()). "none" adds no
+ * ranges (a translated range has the length of its source) and
+ * ~FIRST[-LAST] excludes; a list of excludes only means every port but
+ * those, as does passt's "all" (which excludes may follow). ADDR, IPv4 or
+ * IPv6, and IFNAME bind the rule's sockets to that address and device;
+ * without ADDR a socket takes every address of both families (one
+ * dual-stack socket, see ip_sock_bind()), or, for -T and -U, the
+ * namespace's loopback (one socket per family, twins). "none" adds no
  * rule. Rules accumulate, in order.
  *
  * At start-up fwd_listen() opens one socket per rule and forwarded port, and
  * registers it with epoll under its index in a static listener table, which
  * holds the host port and the guest port: the TCP and UDP handlers need
- * nothing else. pasta's "auto" instead follows the ports the namespace
- * listens on, read every second from its /proc/net files (opened inside
- * it, see pasta.c), opening and closing listeners as they come and go
- * (fwd_auto_scan()); closed slots of the table are reused. A port that can't be bound is fatal, naming the port and
- * the address, after a second's retries (fwd_listen_port_retry()), except
- * for the "every port" forms, which skip ports already taken, privileged
- * ones an ordinary user can't bind, and, like upstream, the ephemeral
- * range.
+ * nothing else. pasta's "auto" instead follows the ports the other side
+ * listens on, read every second from its /proc/net files (the namespace's,
+ * opened inside it, for -t and -u; the host's for -T and -U, whose sockets
+ * are then opened inside the namespace), opening and closing listeners as
+ * they come and go (fwd_auto_scan()); closed slots of the table are
+ * reused. A port that can't be bound is fatal, naming the port and the
+ * address, after a second's retries (fwd_listen_port_retry()), except for
+ * the "every port" forms, which skip ports already taken, privileged ones
+ * an ordinary user can't bind, and, like upstream, the ephemeral range.
+ * Out of descriptors, accept() pauses every TCP listener for a while
+ * (fwd_accept_error()) instead of failing again at once, for ever.
  */
 
 #include <errno.h>
