@@ -164,7 +164,15 @@ else
 	diag "  got: '$slaac'"
 fi
 is "$(fact gw6 "$OUT")" "$PASST_LL6" "IPv6: default route via passt's link-local $PASST_LL6 (RA)"
-is "$(result slaac_ping "$OUT")" ok "IPv6: guest pings [$SRV_ADDR6] from its SLAAC address"
+# passt_diag - what passt saw, for a failure: its counters and the lines
+# of its debug log about drops, NDP and the guest's socket
+passt_diag() {
+	kill -USR1 "$PASST_PID" 2>/dev/null && sleep 0.3
+	diag "$(grep -aE 'drop|NDP|ndp|DHCPv6|guest|tap:|flows:' \
+		"$WORK/passt.log" | tail -n 30)"
+}
+is "$(result slaac_ping "$OUT")" ok "IPv6: guest pings [$SRV_ADDR6] from its SLAAC address" ||
+	passt_diag
 lease6=$(grep -a '^PT-LEASE6' "$OUT" | tail -n 1)
 [ -n "$lease6" ] && diag "$lease6"
 is "$(result dhcp6 "$OUT")" ok "IPv6: guest got an address by DHCPv6 (dhclient -6)"
@@ -180,7 +188,7 @@ is_set "$(fact upload_sha "$OUT")" "$(sha "$WORK/srv/up.bin" 2>/dev/null)" \
 	"upload: file stored in R has the guest's sha256"
 diag "upload: $(fact upload_ms "$OUT") ms"
 is "$(result iperf3_up "$OUT")" ok "iperf3 -t 3 from the guest"
-is "$(result iperf3_down "$OUT")" ok "iperf3 -t 3 -R to the guest"
+is "$(result iperf3_down "$OUT")" ok "iperf3 -t 3 -R to the guest" || passt_diag
 diag "iperf3 (TCG guest): up $(fact iperf3_up_mbps "$OUT") Mbit/s," \
      "down $(fact iperf3_down_mbps "$OUT") Mbit/s"
 
