@@ -48,7 +48,7 @@ is "$(cat "$SEEN" 2>/dev/null)" "udp rawguest" \
 	"only the datagram to the gateway reached H's loopback"
 
 kill -USR1 "$PASST_PID"
-sleep 0.3
+_poll 5 grep -q "^drop port_zero" "$WORK/passt.log.file"
 drops=$(grep -E "^drop (destination_address|multicast_or_broadcast_destination|port_zero)" \
 	"$WORK/passt.log.file" | tail -3 | tr '\n' ' ')
 is "$drops" "drop destination_address: 4 drop multicast_or_broadcast_destination: 3 drop port_zero: 2 " \

@@ -67,7 +67,7 @@ is "$fds1" "$fds0" "pasta's descriptors back to $fds0"
 [ $((rss1 - rss0)) -lt 2048 ]
 ok $? "pasta's resident memory grew by $((rss1 - rss0)) KiB (< 2 MiB)"
 kill -USR1 "$pid"
-sleep 0.5
+_poll 5 grep -q "^drop port_zero" "$WORK/hf.err"
 dropped=$(awk '/^drop [a-z0-9_]*: [0-9]+$/ { n += $3 } END { print n + 0 }' \
 	"$WORK/hf.err")
 [ "$dropped" -ge $((sent * 9 / 10)) ]
