@@ -245,34 +245,40 @@ int fwd_rule_to(const struct fwd_rule *r, unsigned int port)
 	return -1;
 }
 
+static unsigned int fwd_ephemeral_first = FWD_EPHEMERAL_FIRST;
+static unsigned int fwd_ephemeral_last = FWD_EPHEMERAL_LAST;
+
+/**
+ * fwd_ephemeral_init() - read the host's ephemeral port range, at start-up
+ *
+ * Once, before the sandbox hides /proc: where ip_local_port_range can't
+ * be read or makes no sense, the kernel's default stays.
+ */
+void fwd_ephemeral_init(void)
+{
+	unsigned int first, last;
+	FILE *f;
+
+	f = fopen(FWD_EPHEMERAL_PATH, "re");
+	if (!f)
+		return;
+	if (fscanf(f, "%u %u", &first, &last) == 2 && first &&
+	    last >= first) {
+		fwd_ephemeral_first = first;
+		fwd_ephemeral_last = last;
+	}
+	fclose(f);
+}
+
 /**
  * fwd_is_ephemeral() - is a port in the host's ephemeral range?
  * @port:	port
- *
- * The range is read once, from ip_local_port_range, or is the kernel's
- * default.
  *
  * Return: true if it is
  */
 static bool fwd_is_ephemeral(unsigned int port)
 {
-	static unsigned int first, last;
-	FILE *f;
-
-	if (!first) {
-		first = FWD_EPHEMERAL_FIRST;
-		last = FWD_EPHEMERAL_LAST;
-		f = fopen(FWD_EPHEMERAL_PATH, "re");
-		if (f) {
-			if (fscanf(f, "%u %u", &first, &last) != 2 ||
-			    !first || last < first) {
-				first = FWD_EPHEMERAL_FIRST;
-				last = FWD_EPHEMERAL_LAST;
-			}
-			fclose(f);
-		}
-	}
-	return port >= first && port <= last;
+	return port >= fwd_ephemeral_first && port <= fwd_ephemeral_last;
 }
 
 /**

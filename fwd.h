@@ -92,6 +92,7 @@ struct fwd_listener {
 };
 
 int fwd_parse(struct fwd_table *t, const char *spec, bool passt);
+void fwd_ephemeral_init(void);
 void fwd_auto_scan(struct ctx *c);
 int fwd_rule_to(const struct fwd_rule *r, unsigned int port);
 void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,

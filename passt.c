@@ -277,6 +277,7 @@ int main(int argc, char **argv)
 	isolate_initial();
 	c.mode = strcmp(basename(argv[0]), "pasta") ? MODE_PASST : MODE_PASTA;
 	c.fd_tap = c.fd_tap_listen = c.fd_netns = c.fd_nsquit = -1;
+	c.fd_netns_dir = c.fd_sock_dir = -1;
 	c.fwd_tcp = &fwd_tcp;
 	c.fwd_udp = &fwd_udp;
 	c.fwd_tcp_ns = &fwd_tcp_ns;
@@ -286,6 +287,7 @@ int main(int argc, char **argv)
 	memset(c.mac_guest, 0xff, ETH_ADDR_LEN);
 
 	conf(&c, argc, argv);
+	fwd_ephemeral_init();
 	nofile_raise();
 	log_setup(c.debug, c.quiet);
 	if (c.log_file[0])
@@ -322,8 +324,8 @@ int main(int argc, char **argv)
 
 	main_loop(&c);
 
-	if (c.fd_tap_listen >= 0)
-		unlink(c.sock_path);
+	if (c.fd_sock_dir >= 0)
+		unlinkat(c.fd_sock_dir, c.sock_name, 0);
 
 	if (c.cmd_exited)
 		return c.cmd_status;

@@ -141,6 +141,8 @@ struct ctx {
 	char pcap[PATH_MAX];
 	char sock_path[PATH_MAX];
 	bool sock_path_given;
+	int fd_sock_dir;		/* its directory, O_PATH, for unlinkat() */
+	const char *sock_name;		/* its name there */
 	int fd_given;
 
 	/* pasta */
@@ -159,6 +161,8 @@ struct ctx {
 	int fd_netns;
 	int fd_nsquit;			/* inotify or pidfd, -1 if none */
 	bool nsquit_poll;		/* look at the namespace's file instead */
+	int fd_netns_dir;		/* --netns file's directory, O_PATH */
+	const char *netns_name;		/* its name there */
 
 	struct fwd_table *fwd_tcp;	/* -t rules */
 	struct fwd_table *fwd_udp;	/* -u rules */

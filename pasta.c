@@ -466,7 +466,7 @@ static void pasta_netns_gone(struct ctx *c)
  */
 void pasta_netns_watch(struct ctx *c)
 {
-	char dir[PATH_MAX], *slash;
+	char dir[64];
 
 	if (c->no_netns_quit || c->cmd_pid)
 		return;		/* our own command's: we end with it */
@@ -475,22 +475,26 @@ void pasta_netns_watch(struct ctx *c)
 		if (c->fd_nsquit < 0)
 			die("Can't watch process %d: %s", c->target_pid,
 			    strerror(errno));
-	} else {
-		snprintf(dir, sizeof(dir), "%s", c->netns_path);
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		c->fd_nsquit = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-		if (!slash || !strncmp(dir, "/proc", 5) || c->fd_nsquit < 0 ||
-		    inotify_add_watch(c->fd_nsquit, *dir ? dir : "/",
-				      IN_DELETE | IN_MOVED_FROM |
-				      IN_DELETE_SELF) < 0) {
-			if (c->fd_nsquit >= 0)
-				close(c->fd_nsquit);
-			c->fd_nsquit = -1;
-			c->nsquit_poll = true;
-			return;
-		}
+		epoll_ref_add(c, c->fd_nsquit, EPOLL_TYPE_NSQUIT, 0, EPOLLIN);
+		return;
+	}
+
+	/* The sandbox hides every path: look the file up from here */
+	c->fd_netns_dir = path_dir_open(c->netns_path, &c->netns_name);
+	if (c->fd_netns_dir < 0)
+		die("Can't open the directory of %s to watch it: %s",
+		    c->netns_path, strerror(errno));
+	snprintf(dir, sizeof(dir), "/proc/self/fd/%d", c->fd_netns_dir);
+
+	c->fd_nsquit = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (!strncmp(c->netns_path, "/proc/", 6) || c->fd_nsquit < 0 ||
+	    inotify_add_watch(c->fd_nsquit, dir, IN_DELETE | IN_MOVED_FROM |
+			      IN_DELETE_SELF) < 0) {
+		if (c->fd_nsquit >= 0)
+			close(c->fd_nsquit);
+		c->fd_nsquit = -1;
+		c->nsquit_poll = true;
+		return;
 	}
 	epoll_ref_add(c, c->fd_nsquit, EPOLL_TYPE_NSQUIT, 0, EPOLLIN);
 }
@@ -505,7 +509,8 @@ static bool pasta_netns_file_gone(const struct ctx *c)
 {
 	struct stat now, ours;
 
-	if (stat(c->netns_path, &now) || fstat(c->fd_netns, &ours))
+	if (fstatat(c->fd_netns_dir, c->netns_name, &now, 0) ||
+	    fstat(c->fd_netns, &ours))
 		return true;
 	return now.st_dev != ours.st_dev || now.st_ino != ours.st_ino;
 }

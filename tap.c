@@ -647,6 +647,7 @@ void tap_init_passt(struct ctx *c)
 	c->fd_tap_listen = tap_sock_bind(c);
 	if (listen(c->fd_tap_listen, 1))
 		die("listen on %s: %s", c->sock_path, strerror(errno));
+	c->fd_sock_dir = path_dir_open(c->sock_path, &c->sock_name);
 	epoll_ref_add(c, c->fd_tap_listen, EPOLL_TYPE_TAP_LISTEN, 0, EPOLLIN);
 	info("UNIX domain socket bound at %s", c->sock_path);
 	info("\nYou can now start qemu (7.2 or later), for example:");

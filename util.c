@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +27,31 @@ int fd_set_nonblock(int fd)
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
 		return -errno;
 	return 0;
+}
+
+/**
+ * path_dir_open() - open the directory a path is in, to reach it later
+ * @path:	path of a file
+ * @name:	set to its last component, within @path
+ *
+ * The sandbox hides the filesystem once the loop runs: what we look up or
+ * remove later, we reach through its directory, opened before.
+ *
+ * Return: O_PATH descriptor of the directory, -1 with errno on failure
+ */
+int path_dir_open(const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	*name = slash ? slash + 1 : path;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 /**
