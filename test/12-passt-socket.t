@@ -6,7 +6,7 @@
 # previous one left, and -1 (--one-off) exiting when the guest goes; the
 # start-up banner in upstream's format (what DHCP assigns), and -q silent;
 # another user's file at the -s path in a sticky directory is a prompt error;
-# a guest that stops reading for 3 s, while passt has 8 MB of replies for
+# a guest that stops reading for 60 s, while passt has 8 MB of replies for
 # it, keeps its connection, and the stream it then reads is whole frames.
 
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +36,8 @@ print(framing.is_arp_reply(framing.read_frame(s), framing.GW))")
 is "$out" True "a new guest is served after the previous one left"
 kill -0 "$PASST_PID" 2>/dev/null; ok $? "passt without -1 is still running"
 
-out=$(in_h timeout 60 "$PY" -c "
+STALL=${PASST_STALL:-60}
+out=$(in_h timeout $((STALL + 60)) "$PY" -c "
 import socket, sys, time
 sys.path.insert(0, '$TESTDIR')
 import framing
@@ -44,7 +45,7 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.settimeout(10)
 s.connect('$SOCK')
 req = framing.arp_request(framing.GW)
 s.sendall(req * 300000)		# some 13.8 MB of replies owed to us
-time.sleep(3)			# not reading: passt's socket is full
+time.sleep($STALL)		# not reading: passt's socket is full
 s.settimeout(1)
 n = bad = 0
 try:
@@ -60,7 +61,7 @@ s.settimeout(5); s.sendall(req)
 alive = framing.is_arp_reply(framing.read_frame(s), framing.GW)
 print(n > 1000, bad, alive, file=sys.stdout); print(n, file=sys.stderr)" 2>"$WORK/stall.err")
 is "$out" "True 0 True" \
-	"a guest that doesn't read for 3 s keeps its connection; whole frames after" ||
+	"a guest that doesn't read for $STALL s keeps its connection; whole frames after" ||
 	diag_file "$WORK/stall.err"
 diag "replies read after the pause: $(tail -1 "$WORK/stall.err")"
 
