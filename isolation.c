@@ -248,8 +248,9 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	ANY(__NR_rt_sigprocmask), ANY(__NR_getpid), ANY(__NR_gettid),
 	ANY(__NR_tgkill), ANY(__NR_sched_yield), ANY(__NR_futex),
 	ANY(__NR_openat), ANY(__NR_readlinkat), ANY(__NR_prctl),
+	ANY(__NR_ioctl),
 #ifdef __NR_readlink
-	ANY(__NR_readlink),
+	ANY(__NR_readlink), ANY(__NR_open),
 #endif
 #endif
 };
