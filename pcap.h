@@ -9,5 +9,6 @@
 void pcap_init(const char *path);
 bool pcap_active(void);
 void pcap_frame(const uint8_t *frame, size_t len);
+void pcap_frame_gso(const uint8_t *frame, size_t len, size_t gso_size);
 
 #endif /* PCAP_H */
