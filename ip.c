@@ -471,6 +471,44 @@ struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
 }
 
 /**
+ * ip_l4_pseudo() - pseudo-header sum of an L4 message to the guest
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
+ * @l4_len:	L4 header and payload length
+ *
+ * Return: unfolded sum, 0 for ICMP (which has none)
+ */
+static uint32_t ip_l4_pseudo(const union inany_addr *src,
+			     const union inany_addr *dst, uint8_t proto,
+			     size_t l4_len)
+{
+	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
+
+	if (s4 && d4)
+		return proto == IPPROTO_ICMP ? 0 :
+		       csum_pseudo4(*s4, *d4, proto, l4_len);
+	return csum_pseudo6(&src->a6, &dst->a6, proto, l4_len);
+}
+
+/**
+ * ip_l4_csum_partial() - checksum field of a TCP or UDP message to the guest
+ *			  that the tap device completes (CHECKSUM_PARTIAL)
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @l4_len:	L4 header and payload length
+ *
+ * Return: the pseudo-header sum alone, folded, not complemented
+ */
+uint16_t ip_l4_csum_partial(const union inany_addr *src,
+			    const union inany_addr *dst, uint8_t proto,
+			    size_t l4_len)
+{
+	return (uint16_t)~csum_fold(ip_l4_pseudo(src, dst, proto, l4_len));
+}
+
+/**
  * ip_l4_csum() - checksum field of an L4 message to the guest
  * @c:		execution context
  * @l4:		L4 header, checksum field zero, and payload
@@ -480,26 +518,18 @@ struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
  * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
  *
  * Return: complete checksum; for TCP and UDP, where the tap device completes
- *	   it (tap_csum_partial_ok()), the pseudo-header sum alone, not
- *	   complemented (CHECKSUM_PARTIAL)
+ *	   it (tap_csum_partial_ok()), the partial one of ip_l4_csum_partial()
  */
 uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
 		    const union inany_addr *src, const union inany_addr *dst,
 		    uint8_t proto)
 {
-	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
-	uint32_t pseudo = 0;
 	uint16_t sum;
-
-	if (s4 && d4 && proto != IPPROTO_ICMP)
-		pseudo = csum_pseudo4(*s4, *d4, proto, l4_len);
-	else if (!s4)
-		pseudo = csum_pseudo6(&src->a6, &dst->a6, proto, l4_len);
 
 	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
 	    tap_csum_partial_ok(c))
-		return (uint16_t)~csum_fold(pseudo);
-	sum = csum(l4, l4_len, pseudo);
+		return ip_l4_csum_partial(src, dst, proto, l4_len);
+	sum = csum(l4, l4_len, ip_l4_pseudo(src, dst, proto, l4_len));
 	if (proto == IPPROTO_UDP && !sum)
 		return 0xffff;		/* RFC 768: zero means no checksum */
 	return sum;

@@ -51,6 +51,9 @@ struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
 		      const union inany_addr *src,
 		      const union inany_addr *dst, uint8_t proto,
 		      size_t l4_len);
+uint16_t ip_l4_csum_partial(const union inany_addr *src,
+			    const union inany_addr *dst, uint8_t proto,
+			    size_t l4_len);
 uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
 		    const union inany_addr *src, const union inany_addr *dst,
 		    uint8_t proto);

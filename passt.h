@@ -72,6 +72,8 @@ struct ctx {
 	int epollfd;
 	int fd_tap;
 	bool tap_vnet_hdr;	/* pasta: frames carry a virtio-net header */
+	bool tap_tso;		/* pasta: the kernel may send us TCP frames
+				 * larger than a segment (TSO offered) */
 	int fd_tap_listen;
 	int fd_signal;
 

@@ -141,6 +141,27 @@ static int pasta_scan_open(struct fwd_table *t, const char *proto)
 }
 
 /**
+ * pasta_tap_offload() - what the namespace may leave to us: checksums, TSO
+ * @c:		execution context
+ * @fd:		tap device
+ *
+ * With checksum offload, the guest leaves L4 checksums to us, and we skip
+ * them (see tap.c); with TSO on top, it hands us TCP frames of up to 64 KiB
+ * whatever its MTU, one read() and one socket write each. A kernel that
+ * refuses TSO still gets checksums, one that refuses both plain frames.
+ */
+static void pasta_tap_offload(struct ctx *c, int fd)
+{
+	if (!ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6)) {
+		c->tap_tso = true;
+		return;
+	}
+	warn("tap TSO offload: %s", strerror(errno));
+	if (ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM))
+		warn("tap checksum offload: %s", strerror(errno));
+}
+
+/**
  * pasta_open_in_ns() - open tap and netlink socket, run via ns_call()
  * @arg:	execution context
  *
@@ -167,9 +188,7 @@ static int pasta_open_in_ns(void *arg)
 	c->mac_guest_known = true;
 	c->fd_tap = fd;
 	c->tap_vnet_hdr = true;
-	/* The guest leaves L4 checksums to us, and we skip them: see tap.c */
-	if (ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM))
-		warn("tap checksum offload: %s", strerror(errno));
+	pasta_tap_offload(c, fd);
 
 	pasta_nl_ns = nl_open();
 	if (pasta_nl_ns < 0)

@@ -82,18 +82,23 @@ static size_t tap_owed_len, tap_owed_off;
 static uint64_t tap_frames_in, tap_frames_out, tap_send_errors, tap_wakeups;
 
 /**
- * tap_input() - handle one Ethernet frame from the guest
+ * tap_input_gso() - handle one frame from the guest, maybe a large TCP one
  * @c:		execution context
  * @frame:	frame, from the destination MAC address on
  * @len:	frame length
+ * @gso_size:	for the capture: the segments it stands for, 0 if none
+ *
+ * A large TCP frame of the tap device's segmentation offload is handled as
+ * it is: one segment with a lot of payload, which is what it means.
  */
-void tap_input(struct ctx *c, const uint8_t *frame, size_t len)
+static void tap_input_gso(struct ctx *c, const uint8_t *frame, size_t len,
+			  size_t gso_size)
 {
 	struct pkt_view v = { frame, len };
 	const struct ethhdr *eh;
 
 	tap_frames_in++;
-	pcap_frame(frame, len);
+	pcap_frame_gso(frame, len, gso_size);
 
 	eh = pkt_pull(&v, sizeof(*eh));
 	if (!eh) {
@@ -120,6 +125,17 @@ void tap_input(struct ctx *c, const uint8_t *frame, size_t len)
 	default:
 		pkt_drop(DROP_ETH_TYPE);
 	}
+}
+
+/**
+ * tap_input() - handle one Ethernet frame from the guest
+ * @c:		execution context
+ * @frame:	frame, from the destination MAC address on
+ * @len:	frame length
+ */
+void tap_input(struct ctx *c, const uint8_t *frame, size_t len)
+{
+	tap_input_gso(c, frame, len, 0);
 }
 
 /**
@@ -277,19 +293,35 @@ bool tap_csum_partial_ok(const struct ctx *c)
  * @vh:		header to fill
  * @eth:	frame, as built by ip_frame()
  * @len:	frame length
+ * @gso_size:	for a TCP frame with more payload than that, the segment size
+ *		the kernel cuts it into (its checksum is partial), 0 for none
  *
  * TCP and UDP frames carry a partial checksum (see tap_l4_csum()): tell the
  * kernel where the sum starts and where it goes.
  */
 static void tap_vnet_hdr_fill(const struct ctx *c, struct virtio_net_hdr *vh,
-			      const uint8_t *eth, size_t len)
+			      const uint8_t *eth, size_t len, size_t gso_size)
 {
+	const struct ethhdr *eh = (const struct ethhdr *)eth;
+	const struct tcphdr *th;
 	uint16_t start, off;
+	size_t hdrs;
 
 	memset(vh, 0, sizeof(*vh));
-	if (!tap_csum_partial_ok(c) ||
-	    !ip_frame_csum_partial(eth, len, &start, &off))
+	if (!ip_frame_csum_partial(eth, len, &start, &off))
 		return;
+	th = (const struct tcphdr *)(eth + start);
+	hdrs = start + th->doff * 4;
+	if (gso_size && off == offsetof(struct tcphdr, check) &&
+	    len > hdrs + gso_size) {
+		vh->gso_type = eh->h_proto == htons(ETH_P_IP) ?
+			       VIRTIO_NET_HDR_GSO_TCPV4 :
+			       VIRTIO_NET_HDR_GSO_TCPV6;
+		vh->gso_size = (uint16_t)gso_size;
+		vh->hdr_len = (uint16_t)hdrs;
+	} else if (!tap_csum_partial_ok(c)) {
+		return;
+	}
 	vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	vh->csum_start = start;
 	vh->csum_offset = off;
@@ -300,11 +332,12 @@ static void tap_vnet_hdr_fill(const struct ctx *c, struct virtio_net_hdr *vh,
  * @c:		execution context
  * @eth:	frame, from the destination MAC address on
  * @len:	frame length
+ * @gso_size:	see tap_vnet_hdr_fill()
  *
  * Return: write() result
  */
 static ssize_t tap_write_vnet(const struct ctx *c, const uint8_t *eth,
-			      size_t len)
+			      size_t len, size_t gso_size)
 {
 	struct virtio_net_hdr vh;
 	struct iovec iov[2] = {
@@ -313,20 +346,35 @@ static ssize_t tap_write_vnet(const struct ctx *c, const uint8_t *eth,
 
 	if (!c->tap_vnet_hdr)
 		return write(c->fd_tap, eth, len);
-	tap_vnet_hdr_fill(c, &vh, eth, len);
+	tap_vnet_hdr_fill(c, &vh, eth, len, gso_size);
 	return writev(c->fd_tap, iov, 2);
 }
 
 /**
- * tap_send_frames() - send complete Ethernet frames to the guest, in order
+ * tap_gso_size() - segment size for large TCP frames to the guest
+ * @c:		execution context
+ * @mss:	the connection's maximum segment size toward the guest
+ *
+ * Return: @mss where the tap device cuts frames for us (pasta, with the
+ *	   virtio-net header), 0 where every frame must be a segment already
+ */
+size_t tap_gso_size(const struct ctx *c, size_t mss)
+{
+	return c->mode == MODE_PASTA && c->tap_vnet_hdr ? mss : 0;
+}
+
+/**
+ * tap_send_frames_gso() - send complete Ethernet frames to the guest, in
+ *			   order, TCP ones maybe larger than a segment
  * @c:		execution context
  * @frames:	frames, from the destination MAC address on
  * @n:		number of frames, at most TAP_SEND_BATCH
+ * @gso_size:	see tap_vnet_hdr_fill(), from tap_gso_size()
  *
  * A full tap queue drops frames, like a lossy link: TCP recovers.
  */
-void tap_send_frames(struct ctx *c, const struct iovec *frames,
-		     unsigned int n)
+void tap_send_frames_gso(struct ctx *c, const struct iovec *frames,
+			 unsigned int n, size_t gso_size)
 {
 	unsigned int i, sent = 0;
 
@@ -334,7 +382,8 @@ void tap_send_frames(struct ctx *c, const struct iovec *frames,
 		return;
 
 	for (i = 0; i < n; i++)
-		pcap_frame(frames[i].iov_base, frames[i].iov_len);
+		pcap_frame_gso(frames[i].iov_base, frames[i].iov_len,
+			       gso_size);
 
 	if (c->mode == MODE_PASST) {
 		int ret = tap_send_stream(c, frames, n);
@@ -348,7 +397,7 @@ void tap_send_frames(struct ctx *c, const struct iovec *frames,
 	} else {
 		for (i = 0; i < n; i++) {
 			if (tap_write_vnet(c, frames[i].iov_base,
-					   frames[i].iov_len) >= 0)
+					   frames[i].iov_len, gso_size) >= 0)
 				sent++;
 			else if (errno != EAGAIN && errno != ENOBUFS)
 				err_ratelimit("tap write: %s",
@@ -357,6 +406,18 @@ void tap_send_frames(struct ctx *c, const struct iovec *frames,
 	}
 	tap_frames_out += sent;
 	tap_send_errors += n - sent;
+}
+
+/**
+ * tap_send_frames() - send complete Ethernet frames to the guest, in order
+ * @c:		execution context
+ * @frames:	frames, from the destination MAC address on
+ * @n:		number of frames, at most TAP_SEND_BATCH
+ */
+void tap_send_frames(struct ctx *c, const struct iovec *frames,
+		     unsigned int n)
+{
+	tap_send_frames_gso(c, frames, n, 0);
 }
 
 /**
@@ -398,6 +459,26 @@ static void tap_rx_done(struct ctx *c)
 }
 
 /**
+ * tap_gso_in_ok() - is a frame's segmentation offload one we asked for?
+ * @c:		execution context
+ * @vh:		its virtio-net header
+ *
+ * Return: true for none, and for TCP if we offered TSO (see pasta.c)
+ */
+static bool tap_gso_in_ok(const struct ctx *c, const struct virtio_net_hdr *vh)
+{
+	switch (vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return true;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		return c->tap_tso && vh->gso_size;
+	default:
+		return false;
+	}
+}
+
+/**
  * tap_handler_pasta() - read and handle queued frames from the tap device
  * @c:		execution context
  */
@@ -425,12 +506,12 @@ static void tap_handler_pasta(struct ctx *c)
 			pkt_drop(DROP_ETH_SHORT);
 			continue;
 		}
-		/* Without segmentation offloads, the kernel sends none */
-		if (hlen && vh.gso_type != VIRTIO_NET_HDR_GSO_NONE) {
+		if (hlen && !tap_gso_in_ok(c, &vh)) {
 			pkt_drop(DROP_TAP_GSO);
 			continue;
 		}
-		tap_input(c, buf + FRAME_PAD, n - hlen);
+		tap_input_gso(c, buf + FRAME_PAD, n - hlen,
+			      hlen && vh.gso_type ? vh.gso_size : 0);
 	}
 }
 

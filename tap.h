@@ -26,6 +26,9 @@ bool tap_csum_partial_ok(const struct ctx *c);
 void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len);
 void tap_send_frames(struct ctx *c, const struct iovec *frames,
 		     unsigned int n);
+size_t tap_gso_size(const struct ctx *c, size_t mss);
+void tap_send_frames_gso(struct ctx *c, const struct iovec *frames,
+			 unsigned int n, size_t gso_size);
 void tap_stats(const struct ctx *c);
 
 #endif /* TAP_H */

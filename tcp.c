@@ -70,6 +70,7 @@
 #define TCP_SYN_OPT_LEN		8	/* MSS (4), NOP (1), window scale (3) */
 #define TCP_WS_OURS		8	/* window up to 16 MiB */
 #define TCP_MSS_NO_OPT		536	/* RFC 879, when the guest sends none */
+#define TCP_GSO_DATA_MAX	(IP_MAXPACKET - 40 - TCP_HDR_LEN) /* any IP */
 #define TCP_RTO_INIT_MS		200	/* one local hop: RTT is microseconds */
 #define TCP_RTO_MAX_MS		60000	/* RFC 6298, 2.5 */
 #define TCP_CONNECT_TIMEOUT_MS	10000	/* host peer's handshake, ours */
@@ -419,8 +420,13 @@ static struct iovec tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
 		wnd = MIN(wnd, 0xffffU);
 	}
 	th->window = htons(wnd);
-	th->check = ip_l4_csum(c, th, l4_len, &conn->f.key.paddr,
-			       &conn->f.key.gaddr, IPPROTO_TCP);
+	if (data_len > conn->mss_to_tap)	/* the tap device cuts it */
+		th->check = ip_l4_csum_partial(&conn->f.key.paddr,
+					       &conn->f.key.gaddr,
+					       IPPROTO_TCP, l4_len);
+	else
+		th->check = ip_l4_csum(c, th, l4_len, &conn->f.key.paddr,
+				       &conn->f.key.gaddr, IPPROTO_TCP);
 	return frame;
 }
 
@@ -530,16 +536,39 @@ static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_frame_data_max() - payload of one data frame to the guest
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * Where the tap device cuts large frames into segments (tap_gso_size()),
+ * as many whole segments as an IP packet holds: one frame and one write()
+ * for up to 64 KiB, whatever the guest's MTU. Elsewhere, one segment.
+ *
+ * Return: bytes
+ */
+static size_t tcp_frame_data_max(const struct ctx *c,
+				 const struct tcp_conn *conn)
+{
+	size_t mss = conn->mss_to_tap;
+
+	if (!tap_gso_size(c, mss) || mss > TCP_GSO_DATA_MAX / 2)
+		return mss;
+	return TCP_GSO_DATA_MAX / mss * mss;
+}
+
+/**
  * tcp_peek_frames() - peek socket data into frame payload slots
+ * @c:		execution context
  * @conn:	connection
  * @space:	bytes the guest's window allows
  * @iov:	iovec array, TCP_FRAMES entries
  *
  * Return: recvmsg() result
  */
-static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
-			       struct iovec *iov)
+static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
+			       uint32_t space, struct iovec *iov)
 {
+	size_t frame_max = tcp_frame_data_max(c, conn);
 	struct iovec all[TCP_FRAMES + 1];
 	struct msghdr mh = { .msg_iov = all };
 	size_t skip = 0;
@@ -554,7 +583,7 @@ static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
 	all[0] = (struct iovec){ tcp_discard, skip };
 
 	for (i = 0; i < TCP_FRAMES && space; i++) {
-		size_t len = MIN(space, conn->mss_to_tap);
+		size_t len = MIN(space, frame_max);
 
 		iov[i].iov_base = tcp_frames[i] + FRAME_L4_OFF + TCP_HDR_LEN;
 		iov[i].iov_len = len;
@@ -608,7 +637,7 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 		if (!space)
 			return;
 
-		n = tcp_peek_frames(conn, space, iov);
+		n = tcp_peek_frames(c, conn, space, iov);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return;
@@ -632,7 +661,8 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 					      0, len);
 			sent += len;
 		}
-		tap_send_frames(c, iov, i);
+		tap_send_frames_gso(c, iov, i,
+				    tap_gso_size(c, conn->mss_to_tap));
 		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
 		if (!conn->rto_at)
 			tcp_rto_arm(c, conn);
