@@ -4,11 +4,14 @@
 
 Reads a pcap file (Ethernet link type) and verifies the TCP and UDP
 checksum (and for IPv6 the ICMPv6 one) of every IPv4 or IPv6 frame whose
-source address is SRC: the frames that pasta built for its guest. Prints
-"checked N bad M" and exits 0 only if at least one frame was checked and
-none was bad.
+source address is SRC: the frames that pasta built for its guest. With
+MAXLEN, every frame of that IP version, either way, must also be at most
+MAXLEN bytes long: large frames of the tap's segmentation offload must be
+captured as the segments they stand for. Prints "checked N bad M long L"
+and exits 0 only if at least one frame was checked and none was bad or
+too long.
 
-Usage: pcapcheck.py FILE SRC
+Usage: pcapcheck.py FILE SRC [MAXLEN]
 """
 
 import socket
@@ -55,10 +58,11 @@ def ip6_l4(ip, src):
 
 def main():
     path, src = sys.argv[1], sys.argv[2]
+    maxlen = int(sys.argv[3]) if len(sys.argv) > 3 else None
     v6 = ":" in src
     src = socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, src)
     ethertype, parse = (b"\x86\xdd", ip6_l4) if v6 else (b"\x08\x00", ip4_l4)
-    checked = bad = 0
+    checked = bad = long = 0
     with open(path, "rb") as f:
         magic = f.read(24)[:4]
         if magic != struct.pack("<I", 0xA1B2C3D4):
@@ -70,13 +74,15 @@ def main():
                 break
             caplen = struct.unpack("<IIII", rec)[2]
             frame = f.read(caplen)
+            if maxlen and frame[12:14] == ethertype and caplen > maxlen:
+                long += 1
             found = frame[12:14] == ethertype and parse(frame[14:], src)
             if not found:
                 continue
             checked += 1
             bad += not l4_ok(*found)
-    print("checked %d bad %d" % (checked, bad))
-    return 0 if checked and not bad else 1
+    print("checked %d bad %d long %d" % (checked, bad, long))
+    return 0 if checked and not bad and not long else 1
 
 
 if __name__ == "__main__":
