@@ -27,6 +27,15 @@
  * 64 KiB frames that was a fifth of our CPU time on downloads. Frames that
  * are captured (--pcap) and those to a passt guest, which has no such
  * header, carry complete checksums: see ip_l4_csum().
+ *
+ * Segmentation: the same header carries TCP segmentation offload, both
+ * ways (pasta.c offers TSO). The guest hands us TCP frames of up to 64 KiB
+ * whatever its MTU, joined by its kernel: one read() and, for their
+ * payload, part of one sendmsg(). We hand it frames of as many whole
+ * segments of its MSS as an IP packet holds (tcp_frame_data_max()), whose
+ * header tells the kernel the segment size: delivered locally, they are
+ * never even cut. At MTU 1500 this is what makes pasta as fast as at 65520.
+ * --pcap records such frames as the segments they stand for.
  */
 
 #include <errno.h>
