@@ -80,10 +80,12 @@ bench: setup all test/delayline
 	BENCH_PASST_OUT=doc/benchmarks-passt.md test/bench-passt.sh
 	BENCH_SLOW_OUT=doc/benchmarks-slowreader.md test/bench-slowreader.sh
 	BENCH_RR_OUT=doc/benchmarks-rr.md test/bench-rr.sh
+	BENCH_MTU_OUT=doc/benchmarks-mtu.md test/bench-mtu.sh
 
 bench-quick: setup all test/delayline
 	test/bench.sh --quick
 	test/bench-rr.sh --quick
+	test/bench-mtu.sh --quick
 
 clean:
 	rm -rf passt pasta test/san $(TEST_BINS) $(FUZZ_TARGETS)
