@@ -28,7 +28,8 @@
  * Timers, one per connection (@rto_at): the host's handshake gets
  * TCP_CONNECT_TIMEOUT_MS, then the guest gets a reset; our SYN-ACK, SYN and
  * data to the guest are retransmitted with back-off, TCP_RETRIES_MAX times
- * without an answer before a reset.
+ * without an answer before a reset. The host kernel watches the host peer
+ * (SO_KEEPALIVE, with the host's settings): its error resets the guest.
  *
  * Host sockets are edge-triggered: reading stops when the guest's window is
  * full and resumes from the guest's ACK, not from epoll.
@@ -826,7 +827,7 @@ static void tcp_rcvbuf_open(int s)
 static int tcp_sock_register(const struct ctx *c, int s, int idx,
 			     uint32_t events)
 {
-	int zero = 0;
+	int zero = 0, one = 1;
 
 	if (tcp_peek_off_ok &&
 	    setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero))) {
@@ -835,6 +836,12 @@ static int tcp_sock_register(const struct ctx *c, int s, int idx,
 		err_ratelimit("TCP: SO_PEEK_OFF: %s", strerror(errno));
 		return ret;
 	}
+	/* A host peer that vanishes is found by the host kernel, with the
+	 * host's own settings (net.ipv4.tcp_keepalive_*): its error then
+	 * resets the guest's side
+	 */
+	if (setsockopt(s, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)))
+		debug("TCP: SO_KEEPALIVE: %s", strerror(errno));
 	tcp_rcvbuf_open(s);
 	epoll_ref_add(c, s, EPOLL_TYPE_TCP, idx, events | EPOLLET);
 	flowtab[idx].tcp.epoll_events = events | EPOLLET;
