@@ -21,15 +21,24 @@
  * sent; an ACK from the guest discards the acknowledged bytes with MSG_TRUNC.
  * Retransmission (three duplicate ACKs, or the RTO, RFC 6298 with back-off)
  * rewinds the peek offset to the oldest unacknowledged byte. We never send
- * beyond the guest's advertised window; a zero window is probed on the RTO,
- * for as long as the guest answers the probes (only unanswered ones count
- * towards TCP_RETRIES_MAX).
+ * beyond the guest's advertised window; a zero window is probed.
  *
- * Timers, one per connection (@rto_at): the host's handshake gets
- * TCP_CONNECT_TIMEOUT_MS, then the guest gets a reset; our SYN-ACK, SYN and
- * data to the guest are retransmitted with back-off, TCP_RETRIES_MAX times
- * without an answer before a reset. The host kernel watches the host peer
- * (SO_KEEPALIVE, with the host's settings): its error resets the guest.
+ * Timers: each way of waiting has a bound, and none ends a connection for
+ * being idle alone, as the host's own TCP doesn't:
+ * - handshake: the host peer has TCP_CONNECT_TIMEOUT_MS to answer our
+ *   connect(), then the guest gets a reset; our SYN-ACK or SYN to the guest
+ *   is retransmitted as data is;
+ * - retransmission (@rto_at): RFC 6298's RTO, doubling up to TCP_RTO_MAX_MS,
+ *   and a reset after TCP_RETRIES_MAX of them in a row without an answer;
+ * - zero window: probed on the RTO for as long as the guest answers (only
+ *   unanswered probes count towards TCP_RETRIES_MAX);
+ * - keepalive, with the host's settings (net.ipv4.tcp_keepalive_time,
+ *   _intvl, _probes, read at start-up): the host kernel probes the host peer
+ *   (SO_KEEPALIVE), and its error resets the guest; we probe the guest alike
+ *   (@idle_at) once it has sent nothing for keepalive_time, while nothing is
+ *   in flight (the RTO watches that), and reset both sides once the probes
+ *   go unanswered. The guest answers a probe, an old ACK, with a duplicate
+ *   ACK, which is not counted as one.
  *
  * Host sockets are edge-triggered: reading stops when the guest's window is
  * full and resumes from the guest's ACK, not from epoll.
@@ -47,6 +56,7 @@
 #include <linux/sock_diag.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -83,6 +93,13 @@
 #define TCP_WND_CHECK_MAX_MS	50
 #define TCP_WND_CHECKS_PER_RTT	8	/* see tcp_wnd_check_arm() */
 #define TCP_SNDBUF_OVERHEAD_DIV	16	/* overhead of new data, at most */
+#define TCP_SYSCTL_PATH		"/proc/sys/net/ipv4/"
+/* Linux's keepalive defaults and limits (include/net/tcp.h) */
+#define TCP_KA_TIME_S		7200
+#define TCP_KA_INTVL_S		75
+#define TCP_KA_PROBES		9
+#define TCP_KA_S_MAX		32767	/* MAX_TCP_KEEPIDLE, MAX_TCP_KEEPINTVL */
+#define TCP_KA_PROBES_MAX	127	/* MAX_TCP_KEEPCNT */
 
 static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 	__attribute__((aligned(8)));
@@ -105,6 +122,15 @@ static int64_t tcp_deadline = INT64_MAX;
  */
 static bool tcp_peek_off_ok;
 static uint8_t tcp_discard[TCP_DISCARD_MAX];
+
+/* The host's own TCP settings (net.ipv4.*), for the guest's side too: read
+ * at start-up, the sandbox has no /proc afterwards
+ */
+static struct {
+	int64_t ka_time_ms;	/* tcp_keepalive_time: silence, then probes */
+	int64_t ka_intvl_ms;	/* tcp_keepalive_intvl: between probes */
+	unsigned int ka_probes;	/* tcp_keepalive_probes: unanswered, reset */
+} tcp_host;
 
 static const char *const tcp_phase_names[TCP_PHASES] = {
 	[TCP_PHASE_NONE]	= "NONE",
@@ -213,6 +239,32 @@ static void tcp_rto_arm(const struct ctx *c, struct tcp_conn *conn)
 	conn->rto_at = c->now + conn->rto_ms;
 	if (conn->rto_at < tcp_deadline)
 		tcp_deadline = conn->rto_at;
+}
+
+/**
+ * tcp_idle_arm() - look at the guest's silence at @at, or earlier if armed so
+ * @conn:	connection
+ * @at:		deadline (ms)
+ */
+static void tcp_idle_arm(struct tcp_conn *conn, int64_t at)
+{
+	if (conn->idle_at && conn->idle_at <= at)
+		return;
+	conn->idle_at = at;
+	if (at < tcp_deadline)
+		tcp_deadline = at;
+}
+
+/**
+ * tcp_established() - enter the established phase: the keepalive clock runs
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_established(const struct ctx *c, struct tcp_conn *conn)
+{
+	tcp_phase_set(conn, TCP_PHASE_ESTABLISHED);
+	conn->tap_seen_at = c->now;
+	tcp_idle_arm(conn, c->now + tcp_host.ka_time_ms);
 }
 
 /**
@@ -467,6 +519,22 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 	frame = tcp_hdr_fill(c, conn, buf, seq, flags, opt_len, 0);
 	tap_send_frames(c, &frame, 1);
 	conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
+}
+
+/**
+ * tcp_send_probe() - send an old ACK, which a live guest answers at once
+ * @c:		execution context
+ * @conn:	connection, nothing in flight
+ *
+ * One below the next sequence number: the guest's TCP finds it out of its
+ * window and sends its current ACK (RFC 9293, 3.10.7.4), the keepalive of
+ * RFC 1122, 4.2.3.6, and a zero window probe carrying no data.
+ */
+static void tcp_send_probe(struct ctx *c, struct tcp_conn *conn)
+{
+	conn->seq_to_tap--;
+	tcp_send_ctl(c, conn, TH_ACK);
+	conn->seq_to_tap++;
 }
 
 /**
@@ -957,8 +1025,11 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 		return;		/* not for data we sent, or old */
 
 	acked = seg->ack - conn->seq_ack_from_tap;
+	/* The answer to a keepalive probe repeats the ACK too, but it is no
+	 * sign of a loss, even if data went out after the probe
+	 */
 	dup = !acked && !seg->data.len && wnd == conn->wnd_from_tap &&
-	      conn->seq_to_tap != conn->seq_ack_from_tap;
+	      conn->seq_to_tap != conn->seq_ack_from_tap && !conn->ka_sent;
 	conn->wnd_from_tap = wnd;
 
 	if (acked) {
@@ -1173,7 +1244,7 @@ static bool tcp_handshake_from_tap(struct ctx *c, struct tcp_conn *conn,
 		}
 		if (!th->ack || seg->ack != conn->seq_to_tap)
 			return false;
-		tcp_phase_set(conn, TCP_PHASE_ESTABLISHED);
+		tcp_established(c, conn);
 		conn->rto_at = 0;
 		conn->seq_ack_from_tap = seg->ack;
 		tcp_data_to_tap(c, conn);	/* what the peer sent already */
@@ -1190,7 +1261,7 @@ static bool tcp_handshake_from_tap(struct ctx *c, struct tcp_conn *conn,
 		conn->seq_ack_from_tap = seg->ack;
 		conn->rto_at = 0;
 		conn->retries = 0;
-		tcp_phase_set(conn, TCP_PHASE_ESTABLISHED);
+		tcp_established(c, conn);
 		tcp_epoll_set(c, conn, EPOLLIN | EPOLLRDHUP);
 		tcp_send_ctl(c, conn, TH_ACK);
 		tcp_data_to_tap(c, conn);
@@ -1220,10 +1291,12 @@ static void tcp_segment(struct ctx *c, struct tcp_conn *conn,
 	if (!tcp_handshake_from_tap(c, conn, seg) || !seg->th->ack)
 		return;
 
+	conn->tap_seen_at = c->now;
 	tcp_data_from_tap(c, conn, seg);
 	if (conn->f.closing)
 		return;
 	tcp_ack_from_tap(c, conn, seg);
+	conn->ka_sent = 0;	/* only now: see tcp_ack_from_tap() */
 	if (!conn->f.closing)
 		tcp_check_done(c, conn);
 }
@@ -1515,10 +1588,7 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 	case TCP_PHASE_ESTABLISHED:
 		if (conn->seq_to_tap == conn->seq_ack_from_tap &&
 		    !conn->wnd_from_tap) {
-			/* Zero window probe: an old ACK gets a fresh one */
-			conn->seq_to_tap--;
-			tcp_send_ctl(c, conn, TH_ACK);
-			conn->seq_to_tap++;
+			tcp_send_probe(c, conn);	/* zero window */
 			tcp_rto_arm(c, conn);
 		} else if (conn->seq_to_tap != conn->seq_ack_from_tap) {
 			tcp_rewind(c, conn);
@@ -1529,6 +1599,56 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 	default:
 		break;
 	}
+}
+
+/**
+ * tcp_ka_check() - probe a silent guest, reset the connection if it stays so
+ * @c:		execution context
+ * @conn:	connection, established
+ *
+ * As the host's TCP does with SO_KEEPALIVE, with its settings: after
+ * keepalive_time without a segment from the guest, a probe every
+ * keepalive_intvl, and the reset once keepalive_probes went unanswered.
+ * Any segment from the guest clears the count (tcp_segment()).
+ *
+ * Return: when to look again (ms), INT64_MAX if the connection was reset
+ */
+static int64_t tcp_ka_check(struct ctx *c, struct tcp_conn *conn)
+{
+	char s[FLOW_STRLEN];
+
+	/* Retransmissions and zero window probes have their own limit */
+	if (conn->rto_at) {
+		conn->ka_sent = 0;
+		return c->now + tcp_host.ka_time_ms;
+	}
+	if (!conn->ka_sent && c->now - conn->tap_seen_at < tcp_host.ka_time_ms)
+		return conn->tap_seen_at + tcp_host.ka_time_ms;
+	if (conn->ka_sent >= tcp_host.ka_probes) {
+		debug("TCP: %s: no answer to %u keepalive probes, resetting",
+		      flow_str(&conn->f.key, s, sizeof(s)), conn->ka_sent);
+		tcp_rst(c, conn);
+		return INT64_MAX;
+	}
+	tcp_send_probe(c, conn);
+	conn->ka_sent++;
+	conn->keepalives++;
+	return c->now + tcp_host.ka_intvl_ms;
+}
+
+/**
+ * tcp_idle_timeout() - idle timer expired: the guest's silence
+ * @c:		execution context
+ * @conn:	connection, established
+ */
+static void tcp_idle_timeout(struct ctx *c, struct tcp_conn *conn)
+{
+	int64_t next;
+
+	conn->idle_at = 0;
+	next = tcp_ka_check(c, conn);
+	if (!conn->f.closing)
+		tcp_idle_arm(conn, next);
 }
 
 /**
@@ -1567,12 +1687,17 @@ int64_t tcp_timer(struct ctx *c)
 		if (conn->wnd_check_at && conn->wnd_check_at <= c->now &&
 		    !conn->f.closing)
 			tcp_wnd_check(c, conn);
+		if (conn->idle_at && conn->idle_at <= c->now &&
+		    !conn->f.closing)
+			tcp_idle_timeout(c, conn);
 		if (conn->f.closing)
 			continue;
 		if (conn->rto_at && conn->rto_at < next)
 			next = conn->rto_at;
 		if (conn->wnd_check_at && conn->wnd_check_at < next)
 			next = conn->wnd_check_at;
+		if (conn->idle_at && conn->idle_at < next)
+			next = conn->idle_at;
 	}
 	tcp_deadline = next;
 	return next;
@@ -1592,13 +1717,13 @@ static void tcp_conn_log(int pri, const struct tcp_conn *conn)
 	if (conn->sock >= 0)
 		getsockopt(conn->sock, IPPROTO_TCP, TCP_INFO, &ti, &sl);
 	logmsg(pri, "%s: %s close 0x%02x, bytes from guest %llu, to guest %llu,"
-	       " retrans to guest %llu, wnd to guest %u, from guest %u, mss %u,"
-	       " host rtt %u us, host retrans %u",
+	       " retrans to guest %llu, keepalives %u, wnd to guest %u,"
+	       " from guest %u, mss %u, host rtt %u us, host retrans %u",
 	       flow_str(&conn->f.key, s, sizeof(s)),
 	       tcp_phase_names[conn->phase], conn->close,
 	       (unsigned long long)conn->bytes_from_tap,
 	       (unsigned long long)conn->bytes_to_tap,
-	       (unsigned long long)conn->retrans,
+	       (unsigned long long)conn->retrans, conn->keepalives,
 	       conn->wnd_to_tap, conn->wnd_from_tap, conn->mss_to_tap,
 	       ti.tcpi_rtt, ti.tcpi_total_retrans);
 }
@@ -1674,11 +1799,70 @@ static void tcp_peek_off_probe(void)
 }
 
 /**
- * tcp_init() - probe the kernel, listen on forwarded ports
+ * tcp_sysctl() - one of the host's TCP settings, from /proc/sys/net/ipv4
+ * @name:	setting, the file's name
+ * @dflt:	Linux's default, if the file can't be read or is out of range
+ * @min:	smallest value taken
+ * @max:	largest value taken
+ *
+ * The values are the host's network namespace's, where our sockets are.
+ *
+ * Return: the setting, or @dflt
+ */
+static long tcp_sysctl(const char *name, long dflt, long min, long max)
+{
+	char path[sizeof(TCP_SYSCTL_PATH) + 32], buf[32], *end;
+	ssize_t n;
+	long v;
+	int fd;
+
+	snprintf(path, sizeof(path), TCP_SYSCTL_PATH "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		debug("TCP: %s: %s, using %ld", path, strerror(errno), dflt);
+		return dflt;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return dflt;
+	buf[n] = '\0';
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n') || v < min ||
+	    v > max) {
+		debug("TCP: %s: '%.*s' out of range, using %ld", path,
+		      (int)strcspn(buf, "\n"), buf, dflt);
+		return dflt;
+	}
+	return v;
+}
+
+/**
+ * tcp_host_settings() - read the host's keepalive settings, once
+ */
+static void tcp_host_settings(void)
+{
+	tcp_host.ka_time_ms = tcp_sysctl("tcp_keepalive_time", TCP_KA_TIME_S,
+					 1, TCP_KA_S_MAX) * MS_PER_S;
+	tcp_host.ka_intvl_ms = tcp_sysctl("tcp_keepalive_intvl",
+					  TCP_KA_INTVL_S, 1,
+					  TCP_KA_S_MAX) * MS_PER_S;
+	tcp_host.ka_probes = tcp_sysctl("tcp_keepalive_probes", TCP_KA_PROBES,
+					0, TCP_KA_PROBES_MAX);
+	debug("TCP: a silent guest is probed after %lld s, every %lld s, "
+	      "and reset after %u probes", tcp_host.ka_time_ms / MS_PER_S,
+	      tcp_host.ka_intvl_ms / MS_PER_S, tcp_host.ka_probes);
+}
+
+/**
+ * tcp_init() - probe the kernel, read the host's settings, listen on
+ *		forwarded ports
  * @c:		execution context
  */
 void tcp_init(struct ctx *c)
 {
 	tcp_peek_off_probe();
+	tcp_host_settings();
 	fwd_listen(c, c->fwd_tcp, SOCK_STREAM, EPOLL_TYPE_TCP_LISTEN);
 }

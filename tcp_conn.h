@@ -43,6 +43,7 @@ enum tcp_phase {
  * @ws_to_tap:		our window scale shift
  * @dup_acks:		duplicate ACKs seen from guest in a row
  * @retries:		retransmission timeouts in a row
+ * @ka_sent:		keepalive probes sent to the guest, not yet answered
  * @mss_to_tap:		largest segment we send to the guest
  * @seq_to_tap:		next sequence number we send to the guest
  * @seq_ack_from_tap:	highest ACK from the guest (oldest unacked)
@@ -51,9 +52,13 @@ enum tcp_phase {
  * @wnd_from_tap:	guest's receive window, bytes, from @seq_ack_from_tap
  * @wnd_to_tap:		last window we advertised, bytes
  * @rto_ms:		current retransmission timeout
+ * @keepalives:		keepalive probes sent to the guest (here: no padding)
  * @rto_at:		retransmission deadline (ms), 0 if none armed
  * @wnd_check_at:	when to look again whether the socket drained enough
  *			for a window update (ms), 0 if not armed
+ * @tap_seen_at:	last segment from the guest (ms)
+ * @idle_at:		when to look at the guest's silence again (ms), see
+ *			tcp_idle_timeout(), 0 if not armed
  * @epoll_events:	events currently registered for @sock
  * @discard:		bytes the guest acknowledged, still in the socket
  * @bytes_from_tap:	payload bytes written to the socket
@@ -70,6 +75,7 @@ struct tcp_conn {
 	uint8_t ws_to_tap;
 	uint8_t dup_acks;
 	uint8_t retries;
+	uint8_t ka_sent;
 	uint16_t mss_to_tap;
 	uint32_t seq_to_tap;
 	uint32_t seq_ack_from_tap;
@@ -78,8 +84,11 @@ struct tcp_conn {
 	uint32_t wnd_from_tap;
 	uint32_t wnd_to_tap;
 	uint32_t rto_ms;
+	uint32_t keepalives;
 	int64_t rto_at;
 	int64_t wnd_check_at;
+	int64_t tap_seen_at;
+	int64_t idle_at;
 	uint32_t epoll_events;
 	uint32_t discard;
 	uint64_t bytes_from_tap;
