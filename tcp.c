@@ -38,7 +38,13 @@
  *   (@idle_at) once it has sent nothing for keepalive_time, while nothing is
  *   in flight (the RTO watches that), and reset both sides once the probes
  *   go unanswered. The guest answers a probe, an old ACK, with a duplicate
- *   ACK, which is not counted as one.
+ *   ACK, which is not counted as one;
+ * - half-closed: once either side has sent its FIN, a connection without
+ *   data for net.ipv4.tcp_fin_timeout (read at start-up too) is reset, as
+ *   Linux frees an orphan in FIN-WAIT-2: we can't tell whether the side that
+ *   closed is still there. Data still flowing the other way keeps it; while
+ *   anything is outstanding, the RTO bounds it instead, except for the last
+ *   ACK once both FINs are out (tcp_fin_check()).
  *
  * Host sockets are edge-triggered: reading stops when the guest's window is
  * full and resumes from the guest's ACK, not from epoll.
@@ -94,12 +100,13 @@
 #define TCP_WND_CHECKS_PER_RTT	8	/* see tcp_wnd_check_arm() */
 #define TCP_SNDBUF_OVERHEAD_DIV	16	/* overhead of new data, at most */
 #define TCP_SYSCTL_PATH		"/proc/sys/net/ipv4/"
-/* Linux's keepalive defaults and limits (include/net/tcp.h) */
+/* Linux's defaults and limits for the settings we read (include/net/tcp.h) */
 #define TCP_KA_TIME_S		7200
 #define TCP_KA_INTVL_S		75
 #define TCP_KA_PROBES		9
-#define TCP_KA_S_MAX		32767	/* MAX_TCP_KEEPIDLE, MAX_TCP_KEEPINTVL */
+#define TCP_SYSCTL_S_MAX	32767	/* MAX_TCP_KEEPIDLE, for all times */
 #define TCP_KA_PROBES_MAX	127	/* MAX_TCP_KEEPCNT */
+#define TCP_FIN_TIMEOUT_S	60	/* TCP_FIN_TIMEOUT, the same file */
 
 static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 	__attribute__((aligned(8)));
@@ -130,6 +137,7 @@ static struct {
 	int64_t ka_time_ms;	/* tcp_keepalive_time: silence, then probes */
 	int64_t ka_intvl_ms;	/* tcp_keepalive_intvl: between probes */
 	unsigned int ka_probes;	/* tcp_keepalive_probes: unanswered, reset */
+	int64_t fin_ms;		/* tcp_fin_timeout: half-closed, no data */
 } tcp_host;
 
 static const char *const tcp_phase_names[TCP_PHASES] = {
@@ -191,11 +199,27 @@ static void tcp_phase_set(struct tcp_conn *conn, enum tcp_phase phase)
 }
 
 /**
+ * tcp_idle_arm() - look at keepalive and half-close by @at at the latest
+ * @conn:	connection
+ * @at:		deadline (ms)
+ */
+static void tcp_idle_arm(struct tcp_conn *conn, int64_t at)
+{
+	if (conn->idle_at && conn->idle_at <= at)
+		return;
+	conn->idle_at = at;
+	if (at < tcp_deadline)
+		tcp_deadline = at;
+}
+
+/**
  * tcp_close_set() - record a closing event, logging it
+ * @c:		execution context
  * @conn:	connection
  * @bit:	TCP_SOCK_EOF ... bit
  */
-static void tcp_close_set(struct tcp_conn *conn, uint8_t bit)
+static void tcp_close_set(const struct ctx *c, struct tcp_conn *conn,
+			  uint8_t bit)
 {
 	char s[FLOW_STRLEN];
 
@@ -205,6 +229,11 @@ static void tcp_close_set(struct tcp_conn *conn, uint8_t bit)
 	if (log_debug_enabled()) {
 		tcp_conn_str(conn, s);
 		debug("%s: close events 0x%02x", s, conn->close);
+	}
+	if (bit & (TCP_SOCK_EOF | TCP_TAP_EOF)) {
+		/* A FIN: the half-closed clock starts, see tcp_fin_check() */
+		conn->moved_at = c->now;
+		tcp_idle_arm(conn, c->now + tcp_host.fin_ms);
 	}
 }
 
@@ -239,20 +268,6 @@ static void tcp_rto_arm(const struct ctx *c, struct tcp_conn *conn)
 	conn->rto_at = c->now + conn->rto_ms;
 	if (conn->rto_at < tcp_deadline)
 		tcp_deadline = conn->rto_at;
-}
-
-/**
- * tcp_idle_arm() - look at the guest's silence at @at, or earlier if armed so
- * @conn:	connection
- * @at:		deadline (ms)
- */
-static void tcp_idle_arm(struct tcp_conn *conn, int64_t at)
-{
-	if (conn->idle_at && conn->idle_at <= at)
-		return;
-	conn->idle_at = at;
-	if (at < tcp_deadline)
-		tcp_deadline = at;
 }
 
 /**
@@ -598,7 +613,7 @@ static void tcp_check_done(struct ctx *c, struct tcp_conn *conn)
 static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
 {
 	conn->seq_to_tap++;
-	tcp_close_set(conn, TCP_TAP_FIN_SENT);
+	tcp_close_set(c, conn, TCP_TAP_FIN_SENT);
 	tcp_send_ctl(c, conn, TH_FIN | TH_ACK);
 	if (!conn->rto_at)
 		tcp_rto_arm(c, conn);
@@ -714,7 +729,7 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 			return;
 		}
 		if (n == 0) {
-			tcp_close_set(conn, TCP_SOCK_EOF);
+			tcp_close_set(c, conn, TCP_SOCK_EOF);
 			tcp_send_fin(c, conn);
 			return;
 		}
@@ -1035,7 +1050,7 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	if (acked) {
 		if ((conn->close & TCP_TAP_FIN_SENT) &&
 		    seg->ack == conn->seq_to_tap) {
-			tcp_close_set(conn, TCP_TAP_FIN_ACKED);
+			tcp_close_set(c, conn, TCP_TAP_FIN_ACKED);
 			acked--;	/* the FIN is not socket data */
 		}
 		conn->discard += acked;
@@ -1065,8 +1080,10 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	 * burst of ACKs needs one discard and one look at the socket, at the
 	 * end of the batch: on downloads, 85 ACKs came in one batch.
 	 */
-	if (acked || wnd != old_wnd)
+	if (acked || wnd != old_wnd) {
+		conn->moved_at = c->now;	/* the guest reads */
 		tcp_touch(c, conn, TCP_DATA_DUE);
+	}
 }
 
 /**
@@ -1137,6 +1154,8 @@ void tcp_tx_flush(struct ctx *c)
 	}
 	conn->seq_from_tap += n;
 	conn->bytes_from_tap += n;
+	if (n)
+		conn->moved_at = c->now;
 	if ((size_t)n == len)
 		return;
 	for (i = 0; (size_t)n >= mh.msg_iov[i].iov_len; i++)
@@ -1211,9 +1230,9 @@ static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 		if (conn->seq_from_tap != seg->seq + len)
 			return;		/* refused: the guest resends, FIN too */
 		conn->seq_from_tap++;
-		tcp_close_set(conn, TCP_TAP_EOF);
+		tcp_close_set(c, conn, TCP_TAP_EOF);
 		if (!shutdown(conn->sock, SHUT_WR))
-			tcp_close_set(conn, TCP_SOCK_SHUT_WR);
+			tcp_close_set(c, conn, TCP_SOCK_SHUT_WR);
 		tcp_touch(c, conn, TCP_ACK_NOW);
 		return;
 	}
@@ -1637,18 +1656,53 @@ static int64_t tcp_ka_check(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_idle_timeout() - idle timer expired: the guest's silence
+ * tcp_fin_check() - reset a half-closed connection whose data stopped
+ * @c:		execution context
+ * @conn:	connection, established
+ *
+ * Once either side sent its FIN, nothing tells us whether that side still
+ * holds its socket: without data for tcp_fin_timeout, the connection is
+ * reset, as Linux frees an orphaned socket in FIN-WAIT-2. Data the other
+ * way, or a window the guest opens, keeps it open. An outstanding
+ * retransmission or zero window probe stops the clock, as the RTO has its
+ * own limit, except for the last ACK, once both FINs are out.
+ *
+ * Return: when to look again (ms), INT64_MAX if not half-closed, or reset
+ */
+static int64_t tcp_fin_check(struct ctx *c, struct tcp_conn *conn)
+{
+	bool both = (conn->close & TCP_SOCK_EOF) && (conn->close & TCP_TAP_EOF);
+	char s[FLOW_STRLEN];
+
+	if (!(conn->close & (TCP_SOCK_EOF | TCP_TAP_EOF)))
+		return INT64_MAX;
+	if (conn->rto_at && !both)
+		conn->moved_at = c->now;
+	if (c->now - conn->moved_at < tcp_host.fin_ms)
+		return conn->moved_at + tcp_host.fin_ms;
+	debug("TCP: %s: half-closed, no data for %lld s, resetting",
+	      flow_str(&conn->f.key, s, sizeof(s)),
+	      (c->now - conn->moved_at) / MS_PER_S);
+	tcp_rst(c, conn);
+	return INT64_MAX;
+}
+
+/**
+ * tcp_idle_timeout() - idle timer expired: keepalive and half-close
  * @c:		execution context
  * @conn:	connection, established
  */
 static void tcp_idle_timeout(struct ctx *c, struct tcp_conn *conn)
 {
-	int64_t next;
+	int64_t fin_next, ka_next;
 
 	conn->idle_at = 0;
-	next = tcp_ka_check(c, conn);
+	fin_next = tcp_fin_check(c, conn);
+	if (conn->f.closing)
+		return;
+	ka_next = tcp_ka_check(c, conn);
 	if (!conn->f.closing)
-		tcp_idle_arm(conn, next);
+		tcp_idle_arm(conn, MIN(fin_next, ka_next));
 }
 
 /**
@@ -1839,20 +1893,24 @@ static long tcp_sysctl(const char *name, long dflt, long min, long max)
 }
 
 /**
- * tcp_host_settings() - read the host's keepalive settings, once
+ * tcp_host_settings() - read the host's keepalive and FIN timeouts, once
  */
 static void tcp_host_settings(void)
 {
 	tcp_host.ka_time_ms = tcp_sysctl("tcp_keepalive_time", TCP_KA_TIME_S,
-					 1, TCP_KA_S_MAX) * MS_PER_S;
+					 1, TCP_SYSCTL_S_MAX) * MS_PER_S;
 	tcp_host.ka_intvl_ms = tcp_sysctl("tcp_keepalive_intvl",
 					  TCP_KA_INTVL_S, 1,
-					  TCP_KA_S_MAX) * MS_PER_S;
+					  TCP_SYSCTL_S_MAX) * MS_PER_S;
 	tcp_host.ka_probes = tcp_sysctl("tcp_keepalive_probes", TCP_KA_PROBES,
 					0, TCP_KA_PROBES_MAX);
+	tcp_host.fin_ms = tcp_sysctl("tcp_fin_timeout", TCP_FIN_TIMEOUT_S, 1,
+				     TCP_SYSCTL_S_MAX) * MS_PER_S;
 	debug("TCP: a silent guest is probed after %lld s, every %lld s, "
-	      "and reset after %u probes", tcp_host.ka_time_ms / MS_PER_S,
-	      tcp_host.ka_intvl_ms / MS_PER_S, tcp_host.ka_probes);
+	      "and reset after %u probes; half-closed connections without "
+	      "data are reset after %lld s", tcp_host.ka_time_ms / MS_PER_S,
+	      tcp_host.ka_intvl_ms / MS_PER_S, tcp_host.ka_probes,
+	      tcp_host.fin_ms / MS_PER_S);
 }
 
 /**
