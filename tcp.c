@@ -39,12 +39,14 @@
  *   in flight (the RTO watches that), and reset both sides once the probes
  *   go unanswered. The guest answers a probe, an old ACK, with a duplicate
  *   ACK, which is not counted as one;
- * - half-closed: once either side has sent its FIN, a connection without
- *   data for net.ipv4.tcp_fin_timeout (read at start-up too) is reset, as
- *   Linux frees an orphan in FIN-WAIT-2: we can't tell whether the side that
- *   closed is still there. Data still flowing the other way keeps it; while
- *   anything is outstanding, the RTO bounds it instead, except for the last
- *   ACK once both FINs are out (tcp_fin_check()).
+ * - half-closed: once either side has sent its FIN, both sides are probed
+ *   after net.ipv4.tcp_fin_timeout (read at start-up too) of silence
+ *   instead: a side that closed its socket altogether is gone soon after
+ *   (an orphan in FIN-WAIT-2 lives that long), and its kernel answers the
+ *   probes with a reset, or not at all, which ends the connection; one that
+ *   only shut its writing side answers, and keeps it, however long the
+ *   other side takes, as on the host. The last ACK, once both FINs are out,
+ *   is the RTO's.
  *
  * Host sockets are edge-triggered: reading stops when the guest's window is
  * full and resumes from the guest's ACK, not from epoll.
@@ -214,12 +216,10 @@ static void tcp_idle_arm(struct tcp_conn *conn, int64_t at)
 
 /**
  * tcp_close_set() - record a closing event, logging it
- * @c:		execution context
  * @conn:	connection
  * @bit:	TCP_SOCK_EOF ... bit
  */
-static void tcp_close_set(const struct ctx *c, struct tcp_conn *conn,
-			  uint8_t bit)
+static void tcp_close_set(struct tcp_conn *conn, uint8_t bit)
 {
 	char s[FLOW_STRLEN];
 
@@ -231,9 +231,13 @@ static void tcp_close_set(const struct ctx *c, struct tcp_conn *conn,
 		debug("%s: close events 0x%02x", s, conn->close);
 	}
 	if (bit & (TCP_SOCK_EOF | TCP_TAP_EOF)) {
-		/* A FIN: the half-closed clock starts, see tcp_fin_check() */
-		conn->moved_at = c->now;
-		tcp_idle_arm(conn, c->now + tcp_host.fin_ms);
+		int idle_s = (int)(tcp_host.fin_ms / MS_PER_S);
+
+		/* Half-closed: probe both sides sooner, see tcp_ka_quiet_ms() */
+		if (setsockopt(conn->sock, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s,
+			       sizeof(idle_s)))
+			debug("TCP: TCP_KEEPIDLE: %s", strerror(errno));
+		tcp_idle_arm(conn, conn->tap_seen_at + tcp_host.fin_ms);
 	}
 }
 
@@ -613,7 +617,7 @@ static void tcp_check_done(struct ctx *c, struct tcp_conn *conn)
 static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
 {
 	conn->seq_to_tap++;
-	tcp_close_set(c, conn, TCP_TAP_FIN_SENT);
+	tcp_close_set(conn, TCP_TAP_FIN_SENT);
 	tcp_send_ctl(c, conn, TH_FIN | TH_ACK);
 	if (!conn->rto_at)
 		tcp_rto_arm(c, conn);
@@ -729,7 +733,7 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 			return;
 		}
 		if (n == 0) {
-			tcp_close_set(c, conn, TCP_SOCK_EOF);
+			tcp_close_set(conn, TCP_SOCK_EOF);
 			tcp_send_fin(c, conn);
 			return;
 		}
@@ -1050,7 +1054,7 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	if (acked) {
 		if ((conn->close & TCP_TAP_FIN_SENT) &&
 		    seg->ack == conn->seq_to_tap) {
-			tcp_close_set(c, conn, TCP_TAP_FIN_ACKED);
+			tcp_close_set(conn, TCP_TAP_FIN_ACKED);
 			acked--;	/* the FIN is not socket data */
 		}
 		conn->discard += acked;
@@ -1081,7 +1085,6 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	 * end of the batch: on downloads, 85 ACKs came in one batch.
 	 */
 	if (acked || wnd != old_wnd) {
-		conn->moved_at = c->now;	/* the guest reads */
 		tcp_touch(c, conn, TCP_DATA_DUE);
 	}
 }
@@ -1154,8 +1157,6 @@ void tcp_tx_flush(struct ctx *c)
 	}
 	conn->seq_from_tap += n;
 	conn->bytes_from_tap += n;
-	if (n)
-		conn->moved_at = c->now;
 	if ((size_t)n == len)
 		return;
 	for (i = 0; (size_t)n >= mh.msg_iov[i].iov_len; i++)
@@ -1230,9 +1231,9 @@ static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 		if (conn->seq_from_tap != seg->seq + len)
 			return;		/* refused: the guest resends, FIN too */
 		conn->seq_from_tap++;
-		tcp_close_set(c, conn, TCP_TAP_EOF);
+		tcp_close_set(conn, TCP_TAP_EOF);
 		if (!shutdown(conn->sock, SHUT_WR))
-			tcp_close_set(c, conn, TCP_SOCK_SHUT_WR);
+			tcp_close_set(conn, TCP_SOCK_SHUT_WR);
 		tcp_touch(c, conn, TCP_ACK_NOW);
 		return;
 	}
@@ -1621,6 +1622,19 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_ka_quiet_ms() - silence from the guest before we probe it
+ * @conn:	connection
+ *
+ * Return: keepalive_time, or tcp_fin_timeout once half-closed
+ */
+static int64_t tcp_ka_quiet_ms(const struct tcp_conn *conn)
+{
+	if (conn->close & (TCP_SOCK_EOF | TCP_TAP_EOF))
+		return tcp_host.fin_ms;
+	return tcp_host.ka_time_ms;
+}
+
+/**
  * tcp_ka_check() - probe a silent guest, reset the connection if it stays so
  * @c:		execution context
  * @conn:	connection, established
@@ -1639,10 +1653,10 @@ static int64_t tcp_ka_check(struct ctx *c, struct tcp_conn *conn)
 	/* Retransmissions and zero window probes have their own limit */
 	if (conn->rto_at) {
 		conn->ka_sent = 0;
-		return c->now + tcp_host.ka_time_ms;
+		return c->now + tcp_ka_quiet_ms(conn);
 	}
-	if (!conn->ka_sent && c->now - conn->tap_seen_at < tcp_host.ka_time_ms)
-		return conn->tap_seen_at + tcp_host.ka_time_ms;
+	if (!conn->ka_sent && c->now - conn->tap_seen_at < tcp_ka_quiet_ms(conn))
+		return conn->tap_seen_at + tcp_ka_quiet_ms(conn);
 	if (conn->ka_sent >= tcp_host.ka_probes) {
 		debug("TCP: %s: no answer to %u keepalive probes, resetting",
 		      flow_str(&conn->f.key, s, sizeof(s)), conn->ka_sent);
@@ -1656,53 +1670,18 @@ static int64_t tcp_ka_check(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_fin_check() - reset a half-closed connection whose data stopped
- * @c:		execution context
- * @conn:	connection, established
- *
- * Once either side sent its FIN, nothing tells us whether that side still
- * holds its socket: without data for tcp_fin_timeout, the connection is
- * reset, as Linux frees an orphaned socket in FIN-WAIT-2. Data the other
- * way, or a window the guest opens, keeps it open. An outstanding
- * retransmission or zero window probe stops the clock, as the RTO has its
- * own limit, except for the last ACK, once both FINs are out.
- *
- * Return: when to look again (ms), INT64_MAX if not half-closed, or reset
- */
-static int64_t tcp_fin_check(struct ctx *c, struct tcp_conn *conn)
-{
-	bool both = (conn->close & TCP_SOCK_EOF) && (conn->close & TCP_TAP_EOF);
-	char s[FLOW_STRLEN];
-
-	if (!(conn->close & (TCP_SOCK_EOF | TCP_TAP_EOF)))
-		return INT64_MAX;
-	if (conn->rto_at && !both)
-		conn->moved_at = c->now;
-	if (c->now - conn->moved_at < tcp_host.fin_ms)
-		return conn->moved_at + tcp_host.fin_ms;
-	debug("TCP: %s: half-closed, no data for %lld s, resetting",
-	      flow_str(&conn->f.key, s, sizeof(s)),
-	      (c->now - conn->moved_at) / MS_PER_S);
-	tcp_rst(c, conn);
-	return INT64_MAX;
-}
-
-/**
  * tcp_idle_timeout() - idle timer expired: keepalive and half-close
  * @c:		execution context
  * @conn:	connection, established
  */
 static void tcp_idle_timeout(struct ctx *c, struct tcp_conn *conn)
 {
-	int64_t fin_next, ka_next;
+	int64_t next;
 
 	conn->idle_at = 0;
-	fin_next = tcp_fin_check(c, conn);
-	if (conn->f.closing)
-		return;
-	ka_next = tcp_ka_check(c, conn);
+	next = tcp_ka_check(c, conn);
 	if (!conn->f.closing)
-		tcp_idle_arm(conn, MIN(fin_next, ka_next));
+		tcp_idle_arm(conn, next);
 }
 
 /**

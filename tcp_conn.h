@@ -57,7 +57,6 @@ enum tcp_phase {
  * @wnd_check_at:	when to look again whether the socket drained enough
  *			for a window update (ms), 0 if not armed
  * @tap_seen_at:	last segment from the guest (ms)
- * @moved_at:		last data either way, window change or FIN (ms)
  * @idle_at:		when to look at the connection's silence again (ms), see
  *			tcp_idle_timeout(), 0 if not armed
  * @epoll_events:	events currently registered for @sock
@@ -89,7 +88,6 @@ struct tcp_conn {
 	int64_t rto_at;
 	int64_t wnd_check_at;
 	int64_t tap_seen_at;
-	int64_t moved_at;
 	int64_t idle_at;
 	uint32_t epoll_events;
 	uint32_t discard;

@@ -13,14 +13,17 @@
 #    a retransmission, and carries data afterwards;
 #  - half-closed either way, data still flowing the other way for 10 s, a
 #    line a second: nothing is cut;
-#  - half-closed either way, no data: reset after 3 s.
+#  - half-closed either way, 8 s without data, both sides alive: kept (the
+#    guest answers our probes after 3 s of silence), the late data arrives;
+#  - half-closed by the guest, which then falls silent: reset after 3 s and
+#    3 unanswered probes.
 # IPv4. About a minute and a half.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-plan 15
+plan 16
 
 PORT=8072
 HOLD=("$PY" "$TESTDIR/tcphold.py")
@@ -123,29 +126,36 @@ pasta_run ul 60 -d -- "${HOLD[@]}" --to "$SRV" --port "$PORT" --timeout 40 \
 is "$(served ul)" "lines 10" "half-closed by the host peer: 10 s of upload, one line a second, all there" ||
 	diag_file "$WORK/ul.err"
 
-# 6. Half-closed by the guest, then nothing
-serve gfin 'drain,mark,end'
+# 6. Half-closed by the guest, then 8 s of nothing, then the answer
+serve gfin 'drain,sleep:8,send:late,close'
 pasta_run gfin 60 -d -- "${HOLD[@]}" --to "$SRV" --port "$PORT" --timeout 40 \
-	'shut,mark,end'
-out=$(cat "$WORK/gfin.out")
-secs_in "$out" reset 2.5 10
-ok $? "half-closed by the guest, no data: the guest is reset after 3 s: $SECS s" ||
-	{ diag "guest: $out"; diag_file "$WORK/gfin.err"; }
-srv=$(served gfin)
-secs_in "$srv" reset 2.5 10
-ok $? "half-closed by the guest, no data: so is R's server: $SECS s" ||
-	diag "R: $srv"
+	'shut,line,drain'
+is "$(cat "$WORK/gfin.out")" "line late
+lines 0" "half-closed by the guest, 8 s without data: kept, the late answer arrives" ||
+	diag_file "$WORK/gfin.err"
+n=$(flow_line gfin | sed -n 's/.* keepalives \([0-9]*\),.*/\1/p')
+[ "${n:-0}" -ge 2 ]
+ok $? "half-closed by the guest: probed after 3 s of silence, and answered (${n:-?} keepalives)" ||
+	diag "$(flow_line gfin)"
+is "$(served gfin)" "lines 0" "half-closed by the guest: R saw its FIN"
 
-# 7. Half-closed by the host peer, then nothing
-serve hfin 'shut,mark,end'
+# 7. Half-closed by the host peer, then 8 s of nothing, then the guest's data
+serve hfin 'shut,drain'
 pasta_run hfin 60 -d -- "${HOLD[@]}" --to "$SRV" --port "$PORT" --timeout 40 \
-	'drain,mark,end'
-out=$(cat "$WORK/hfin.out")
-secs_in "$out" reset 2.5 10
-ok $? "half-closed by the host peer, no data: the guest is reset after 3 s: $SECS s" ||
-	{ diag "guest: $out"; diag_file "$WORK/hfin.err"; }
-srv=$(served hfin)
-secs_in "$srv" reset 2.5 10
-ok $? "half-closed by the host peer, no data: so is R's server: $SECS s" ||
-	diag "R: $srv"
+	'drain,sleep:8,send:late,close'
+is "$(served hfin)" "lines 1" "half-closed by the host peer, 8 s without data: kept, the late line arrives" ||
+	diag_file "$WORK/hfin.err"
+
+# 8. Half-closed by the guest, which then falls silent
+serve gfin2 'drain,mark,end'
+pasta_run gfin2 60 -d -- sh -c "
+	${HOLD[*]} --to $SRV --port $PORT --timeout 40 'shut,flag:$U/shut,end' &
+	i=0
+	while [ ! -e $U/shut ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+	ip route add blackhole $SRV/32
+	wait"
+srv=$(served gfin2)
+secs_in "$srv" reset 4 14
+ok $? "half-closed by the guest, then silent: R's server is reset 3 + 3 x 1 s after its FIN: $SECS s" ||
+	{ diag "R: $srv"; diag_file "$WORK/gfin2.err"; }
 done_testing
