@@ -9,7 +9,7 @@
 #include "inany.h"
 #include "util.h"
 
-#define FLOW_MAX		8192
+#define FLOW_MAX		(128 * 1024)
 
 enum flow_type {
 	FLOW_FREE = 0,

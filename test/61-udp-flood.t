@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # A flood of inbound UDP can't lock anything else out: R sends one
-# datagram from each of 10000 source ports to a -u port (10000 new flows,
-# more than the whole flow table), then the namespace still opens TCP
-# connections at once, and a new UDP client still gets its echoes (the
-# oldest idle flood flows make room).
+# datagram from each of 20000 source ports to a -u port (20000 new flows,
+# more than inbound UDP's share, an eighth of the table's 128k), then the
+# namespace still opens TCP connections at once, and a new UDP client
+# still gets its echoes (the oldest idle flood flows make room).
 
 . "$(dirname "$0")/lib.sh"
 lib_init
@@ -32,7 +32,7 @@ ok $? "echo server behind -u $FWD" || { diag_file "$WORK/uf.err"; done_testing; 
 in_r timeout 60 "$PY" -c "
 import socket, time
 n = 0
-for port in range(20000, 30000):
+for port in range(20000, 40000):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         s.bind(('$R', port)); s.sendto(b'x', ('$H', $FWD)); n += 1
