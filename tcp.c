@@ -1069,8 +1069,17 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 			conn->rto_at = 0;
 		else
 			tcp_rto_arm(c, conn);
-	} else if (dup && ++conn->dup_acks == TCP_DUP_ACK_THRESH) {
+	} else if (dup && conn->dup_acks < TCP_DUP_ACK_THRESH &&
+		   ++conn->dup_acks == TCP_DUP_ACK_THRESH) {
+		/* One fast retransmit until an ACK moves (RFC 6582, 3.2): we
+		 * resend the whole flight, and each segment of the old one
+		 * still draws a duplicate. Rewinding on those again, three
+		 * at a time, went on for as long as the transfer lasted, the
+		 * guest's tap queue full of its duplicates and its real ACKs
+		 * lost among them.
+		 */
 		tcp_rewind(c, conn);
+		conn->dup_acks = TCP_DUP_ACK_THRESH;
 		return;
 	} else if (!wnd && conn->seq_to_tap == conn->seq_ack_from_tap) {
 		/* It answers our zero window probes: it is alive, and may
