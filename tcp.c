@@ -27,7 +27,8 @@
  * being idle alone, as the host's own TCP doesn't:
  * - handshake: the host peer has TCP_CONNECT_TIMEOUT_MS to answer our
  *   connect(), then the guest gets a reset; our SYN-ACK or SYN to the guest
- *   is retransmitted as data is;
+ *   is retransmitted with back-off TCP_SYN_RETRIES_MAX times (12.6 s in
+ *   all), then the guest gets a reset;
  * - retransmission (@rto_at): RFC 6298's RTO, doubling up to TCP_RTO_MAX_MS,
  *   and a reset after TCP_RETRIES_MAX of them in a row without an answer;
  * - zero window: probed on the RTO for as long as the guest answers (only
@@ -94,6 +95,7 @@
 #define TCP_RTO_MAX_MS		60000	/* RFC 6298, 2.5 */
 #define TCP_CONNECT_TIMEOUT_MS	10000	/* host peer's handshake, ours */
 #define TCP_RETRIES_MAX		10
+#define TCP_SYN_RETRIES_MAX	5	/* RFC 6298 back-off from 200 ms */
 #define TCP_DUP_ACK_THRESH	3	/* RFC 5681, 3.2 */
 #define TCP_TOUCHED_MAX		256
 #define TCP_DISCARD_MAX		(8 << 20)
@@ -1597,7 +1599,19 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 		tcp_rst(c, conn);
 		return;
 	}
-	if (++conn->retries > TCP_RETRIES_MAX) {
+	/* A SYN-ACK to a source the guest does not own (spoofed, in its
+	 * subnet) goes unanswered: ten retries, 222 s, held a flood's flows
+	 * and sockets for minutes
+	 */
+	if (conn->phase != TCP_PHASE_ESTABLISHED &&
+	    ++conn->retries > TCP_SYN_RETRIES_MAX) {
+		debug("TCP: %s: no answer to our SYN in %u tries, resetting",
+		      flow_str(&conn->f.key, s, sizeof(s)), conn->retries);
+		tcp_rst(c, conn);
+		return;
+	}
+	if (conn->phase == TCP_PHASE_ESTABLISHED &&
+	    ++conn->retries > TCP_RETRIES_MAX) {
 		warn("TCP: %s: guest unresponsive, resetting",
 		     flow_str(&conn->f.key, s, sizeof(s)));
 		tcp_rst(c, conn);
