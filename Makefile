@@ -82,6 +82,11 @@ bench: setup all test/delayline
 	BENCH_RR_OUT=doc/benchmarks-rr.md test/bench-rr.sh
 	BENCH_MTU_OUT=doc/benchmarks-mtu.md test/bench-mtu.sh
 
+# 10,000 concurrent TCP connections, then 1,000 new ones a second for 60 s,
+# through the optimised build (doc/benchmarks.md, "Load")
+load: setup all
+	PASTA=$(CURDIR)/pasta LOAD_RATE=1000 LOAD_SECS=60 prove -v test/42-load.t
+
 bench-quick: setup all test/delayline
 	test/bench.sh --quick
 	test/bench-rr.sh --quick
@@ -107,4 +112,4 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/passt $(DESTDIR)$(BINDIR)/pasta \
 	      $(DESTDIR)$(MANDIR)/man1/passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 
-.PHONY: all setup check demo fuzz bench bench-quick clean install uninstall
+.PHONY: all setup check demo fuzz bench bench-quick load clean install uninstall

@@ -583,6 +583,26 @@ IPv4 figure (IPv6 ÷ IPv4 at least %.2f): rows below it are marked. The
 other columns are the main table's."""
 
 
+# Sections of benchmarks.md that other commands write (`make load`): a
+# new run of the table keeps them, at the end, as they are
+KEPT_SECTIONS = ("## Load",)
+
+
+def kept_sections(path):
+    try:
+        with open(path) as fh:
+            old = fh.read().split("\n")
+    except OSError:
+        return []
+    kept, keep = [], False
+    for line in old:
+        if line.startswith("## "):
+            keep = line.startswith(KEPT_SECTIONS)
+        if keep:
+            kept.append(line)
+    return kept
+
+
 def write_md(path, rep, main, seeds, series, made, ipv6=None):
     f = rep.facts
     lines = ["# Benchmarks", "",
@@ -623,6 +643,7 @@ def write_md(path, rep, main, seeds, series, made, ipv6=None):
     lines += ["", "## Every run", "", "<details><summary>%d measurements"
               "</summary>" % len(rep.rows), ""] + rep.raw() + \
         ["", "</details>", ""]
+    lines += kept_sections(path)
     tmp = path + ".tmp"
     with open(tmp, "w") as fh:
         fh.write("\n".join(lines))
