@@ -3,7 +3,7 @@
 #
 # SYN floods from inside pasta's namespace (test/synflood.py, a raw
 # socket: no socket of the namespace's own owns them), 10,000 SYNs each at
-# 20,000 a second, while a 44 s iperf3 download runs through pasta:
+# 20,000 a second, while a 52 s iperf3 download runs through pasta:
 #   rst    from the namespace's address to a listening port in R: pasta
 #          connects, the namespace's kernel answers our SYN-ACK with a reset
 #   black  to an address R drops silently: the host's connect() never
@@ -12,16 +12,17 @@
 #          the listening port in R: our SYN-ACKs go unanswered, their
 #          retries (12.6 s in all) free the flows
 # After each flood, a new connection from the namespace completes within
-# 1 s; the download's bytes from the first flood to 4 s after the last are
-# at least 90% of as long without a flood (the median 4 s before it; each
-# flood's own 4 s are in the output); 30 s after the last flood, pasta's
-# descriptors are back to where they were before the first.
+# 1 s; the download's bytes over the 13 s from each flood's start (its
+# timeouts included) are at least 90% of as many seconds without a flood
+# (the median 0.5 s interval away from the floods; each flood's first 4 s
+# are in the output); 30 s after the last flood, pasta's descriptors are back to
+# where they were before the first.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-plan 10
+plan 12
 
 N=10000
 SPOOF=203.0.113.200	# in H's /24, owned by no one
@@ -42,8 +43,8 @@ wait_tcp "$NS_R" 8099 10 && wait_tcp "$NS_R" 5201 10
 ok $? "servers in R: HTTP, accept-and-close, iperf3" || done_testing
 
 S=$WORK/u/sf; mkdir -m 0777 "$S"; echo "ns" >"$S/f.txt"
-pasta_bg sf 160 -P "$S/pasta.pid" -T none -U none -- "$TESTDIR/ns-server.sh" \
-	"$S" 150 "$PY" "$TESTDIR/httpd.py" --bind 127.0.0.1 --port 8080 \
+pasta_bg sf 170 -P "$S/pasta.pid" -T none -U none -- "$TESTDIR/ns-server.sh" \
+	"$S" 160 "$PY" "$TESTDIR/httpd.py" --bind 127.0.0.1 --port 8080 \
 	--dir "$S" --pidfile "$S/server.pid"
 pasta=$BG_PID
 wait_file "$S/ready" 15 && wait_file "$S/pasta.pid" 5
@@ -60,7 +61,7 @@ new_conn() {
 }
 
 in_ns curl -sS -o /dev/null --max-time 5 "http://$SRV:8098/f.txt"
-in_ns timeout 70 iperf3 -c "$SRV" -p 5201 -R -t 44 -i 0.5 -J \
+in_ns timeout 80 iperf3 -c "$SRV" -p 5201 -R -t 52 -i 0.5 -J \
 	>"$WORK/iperf.json" 2>"$WORK/iperf.err" &
 ip_pid=$!
 _PIDS+=("$ip_pid")
@@ -85,8 +86,8 @@ flood() {
 	ok $? "$name: a new connection right after the flood took $t s (< 1 s)"
 }
 flood rst "$H" "$SRV" 8099 10000 10
-flood black "$H" "$BLACK" 80 20000 16
-flood spoof "$SPOOF" "$SRV" 8099 30000 28
+flood black "$H" "$BLACK" 80 20000 24
+flood spoof "$SPOOF" "$SRV" 8099 30000 38
 t_last=$(now)
 
 # Back to where they were, 30 s after the last flood at most (the
@@ -103,11 +104,12 @@ ok $? "pasta's descriptors: $fds1 after $secs s (were $fds0 before the floods)" 
 wait "$ip_pid"
 ok $? "the download completes" || diag_file "$WORK/iperf.err"
 
-# Bytes per 4 s without a flood: the median of the windows before the
-# first (2-10 s, in 2 s steps). Each flood's own 4 s, for the record: pasta
-# spends 0.5-1 s of its one thread on 10,000 handshakes. Checked: the 24 s
-# from the first flood to 4 s after the last, the black flood's timeouts
-# included, against as long without.
+# The rate without a flood: the median 0.5 s interval, from 2 s on, but
+# for the first 4 s of each flood (machine load drifts over a minute:
+# other tests run beside this one). Each flood's first 4 s, for the record:
+# pasta spends 0.5-1 s of its one thread on 10,000 handshakes (more with
+# ASan), that window loses 10-20%. Checked: the 13 s from each flood's
+# start, its timeouts (10 s, 12.6 s) included.
 "$PY" - "$WORK/iperf.json" "${AT[rst]}" "${AT[black]}" "${AT[spoof]}" \
 	>"$WORK/tput.out" <<'EOF2'
 import json, statistics, sys
@@ -115,25 +117,24 @@ iv = json.load(open(sys.argv[1]))["intervals"]
 pts = [(i["sum"]["start"], i["sum"]["bytes"]) for i in iv]
 def win(a, b):
     return sum(n for s, n in pts if a - 0.01 <= s < b - 0.01)
-base = statistics.median(2 * win(a, a + 2) for a in (2, 4, 6, 8))
-print("base %.0f" % (base * 8 / 4e6))
 ats = [int(float(at) * 2) / 2 for at in sys.argv[2:]]
+quiet = [n for s, n in pts if s >= 2 and
+         not any(a - 0.01 <= s < a + 4 - 0.01 for a in ats)]
+base = 8 * statistics.median(quiet)	# bytes per 4 s
+print("base %.0f" % (base * 8 / 4e6))
 for name, a in zip(("rst", "black", "spoof"), ats):
-    print("%s %.0f %.1f" % (name, win(a, a + 4) * 8 / 4e6,
-                            100 * win(a, a + 4) / base))
-a, b = ats[0], ats[-1] + 4
-print("all %.0f %.1f" % (win(a, b) * 8 / (b - a) / 1e6,
-                         100 * win(a, b) / (base * (b - a) / 4)))
+    print("%s %.0f %.1f %.0f %.1f" % (
+        name, win(a, a + 4) * 8 / 4e6, 100 * win(a, a + 4) / base,
+        win(a, a + 13) * 8 / 13e6, 100 * win(a, a + 13) / (base * 13 / 4)))
 EOF2
 base=$(awk '/^base/ { print $2 }' "$WORK/tput.out")
-diag "download without a flood: $base Mbit/s (median of 4 s windows)"
+diag "download without a flood: $base Mbit/s (median of 0.5 s intervals)"
 for name in rst black spoof; do
-	read -r _ mbit pct < <(grep "^$name " "$WORK/tput.out")
-	diag "$name: the download over the flood's 4 s: $mbit Mbit/s, $pct%"
+	read -r _ mbit4 pct4 mbit pct < <(grep "^$name " "$WORK/tput.out")
+	diag "$name: the download over the flood's first 4 s: $mbit4 Mbit/s, $pct4%"
+	[ -n "$pct" ] && [ "$(echo "$pct >= 90" | bc)" = 1 ]
+	ok $? "$name: the download over 13 s from the flood: $mbit Mbit/s, $pct% of its rate without (>= 90%)"
 done
-read -r _ mbit pct < <(grep "^all " "$WORK/tput.out")
-[ -n "$pct" ] && [ "$(echo "$pct >= 90" | bc)" = 1 ]
-ok $? "the download from the first flood to 4 s after the last: $mbit Mbit/s, $pct% of its rate without (>= 90%)"
 
 kill -0 "$pasta"; ok $? "pasta still running"
 touch "$S/done"
