@@ -128,6 +128,12 @@ static struct {
 } tcp_tx = { .idx = -1 };
 static int64_t tcp_deadline = INT64_MAX;
 
+/* Per flow, no later than its earliest timer (ms), 0 if none is armed: one
+ * dense array, so that tcp_timer() passes over thousands of flows waiting
+ * for nothing soon (a SYN flood's) without touching their entries
+ */
+static int64_t tcp_due[FLOW_MAX];
+
 /* TCP sockets have SO_PEEK_OFF since Linux 6.10: without it, in-flight data
  * is peeked again each time, into this, which also bounds what is in flight
  */
@@ -202,6 +208,26 @@ static void tcp_phase_set(struct tcp_conn *conn, enum tcp_phase phase)
 	conn->phase = phase;
 }
 
+static int tcp_idx(const struct tcp_conn *conn)
+{
+	return (const union flow *)conn - flowtab;
+}
+
+/**
+ * tcp_due_at() - a timer of a connection is armed for @at
+ * @conn:	connection
+ * @at:		deadline (ms)
+ */
+static void tcp_due_at(const struct tcp_conn *conn, int64_t at)
+{
+	int64_t *due = &tcp_due[tcp_idx(conn)];
+
+	if (!*due || at < *due)
+		*due = at;
+	if (at < tcp_deadline)
+		tcp_deadline = at;
+}
+
 /**
  * tcp_idle_arm() - look at keepalive and half-close by @at at the latest
  * @conn:	connection
@@ -212,8 +238,7 @@ static void tcp_idle_arm(struct tcp_conn *conn, int64_t at)
 	if (conn->idle_at && conn->idle_at <= at)
 		return;
 	conn->idle_at = at;
-	if (at < tcp_deadline)
-		tcp_deadline = at;
+	tcp_due_at(conn, at);
 }
 
 /**
@@ -243,11 +268,6 @@ static void tcp_close_set(struct tcp_conn *conn, uint8_t bit)
 	}
 }
 
-static int tcp_idx(const struct tcp_conn *conn)
-{
-	return (const union flow *)conn - flowtab;
-}
-
 /**
  * tcp_touch() - remember a connection for the end-of-batch ACK flush
  * @c:		execution context
@@ -272,8 +292,7 @@ static void tcp_touch(struct ctx *c, struct tcp_conn *conn, uint8_t bits)
 static void tcp_rto_arm(const struct ctx *c, struct tcp_conn *conn)
 {
 	conn->rto_at = c->now + conn->rto_ms;
-	if (conn->rto_at < tcp_deadline)
-		tcp_deadline = conn->rto_at;
+	tcp_due_at(conn, conn->rto_at);
 }
 
 /**
@@ -390,8 +409,7 @@ static void tcp_wnd_check_arm(const struct ctx *c, struct tcp_conn *conn)
 		ms = (int64_t)ti.tcpi_rtt / TCP_WND_CHECKS_PER_RTT / 1000;
 	ms = MAX(MIN(ms, TCP_WND_CHECK_MAX_MS), TCP_WND_CHECK_MIN_MS);
 	conn->wnd_check_at = c->now + ms;
-	if (conn->wnd_check_at < tcp_deadline)
-		tcp_deadline = conn->wnd_check_at;
+	tcp_due_at(conn, conn->wnd_check_at);
 }
 
 /**
@@ -1732,10 +1750,18 @@ int64_t tcp_timer(struct ctx *c)
 
 	if (c->now < tcp_deadline)
 		return tcp_deadline;
+	tcp_deadline = INT64_MAX;	/* what timers fire re-arm lowers it */
 
 	for (i = 0; i < hwm; i++) {
 		struct tcp_conn *conn = &flowtab[i].tcp;
 
+		if (!tcp_due[i])
+			continue;
+		if (tcp_due[i] > c->now) {
+			next = MIN(next, tcp_due[i]);
+			continue;
+		}
+		tcp_due[i] = 0;
 		if (conn->f.type != FLOW_TCP || conn->f.closing)
 			continue;
 		if (conn->rto_at && conn->rto_at <= c->now)
@@ -1748,15 +1774,17 @@ int64_t tcp_timer(struct ctx *c)
 			tcp_idle_timeout(c, conn);
 		if (conn->f.closing)
 			continue;
-		if (conn->rto_at && conn->rto_at < next)
-			next = conn->rto_at;
-		if (conn->wnd_check_at && conn->wnd_check_at < next)
-			next = conn->wnd_check_at;
-		if (conn->idle_at && conn->idle_at < next)
-			next = conn->idle_at;
+		if (conn->rto_at)
+			tcp_due_at(conn, conn->rto_at);
+		if (conn->wnd_check_at)
+			tcp_due_at(conn, conn->wnd_check_at);
+		if (conn->idle_at)
+			tcp_due_at(conn, conn->idle_at);
+		if (tcp_due[i])
+			next = MIN(next, tcp_due[i]);
 	}
-	tcp_deadline = next;
-	return next;
+	tcp_deadline = MIN(tcp_deadline, next);
+	return tcp_deadline;
 }
 
 /**
