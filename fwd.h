@@ -59,9 +59,10 @@ struct fwd_rule {
  * @in_ns:	pasta's -T or -U: the sockets are inside the namespace, and a
  *		rule without an address binds its loopback (both families)
  * @auto_scan:	pasta's "auto": follow the ports the other side listens on
- * @scan_fd:	/proc/net/tcp or udp of the other side (the namespace for -t
- *		and -u, the host for -T and -U), IPv4 and IPv6, -1 if not
- *		open
+ * @scan_nl:	NETLINK_SOCK_DIAG socket of the other side (the namespace
+ *		for -t and -u, the host for -T and -U), -1 if not open
+ * @scan_fd:	its /proc/net/tcp or udp, IPv4 and IPv6, where sock_diag
+ *		can't dump the protocol, -1 if not open
  * @auto_idx:	listener index + 1 of each port forwarded by "auto", 0 if none
  */
 struct fwd_table {
@@ -70,6 +71,7 @@ struct fwd_table {
 	bool set;
 	bool in_ns;
 	bool auto_scan;
+	int scan_nl;
 	int scan_fd[2];
 	uint32_t auto_idx[UINT16_MAX + 1];
 };

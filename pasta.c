@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <linux/netlink.h>
 #include <net/if_arp.h>
 #include <net/if.h>
 #include <sched.h>
@@ -115,12 +116,14 @@ static int pasta_tap_mac_set(const struct ctx *c, int fd, struct ifreq *ifr)
 }
 
 /**
- * pasta_scan_open() - open the namespace's /proc/net files for "auto"
+ * pasta_scan_open() - open what "auto" reads the listening ports from
  * @t:		a protocol's forwarding rules
  * @proto:	"tcp" or "udp"
  *
- * Opened from inside the namespace, they keep showing its sockets: we read
- * them from ours, every second (fwd_auto_scan()).
+ * A sock_diag netlink socket and the /proc/net files (where sock_diag
+ * can't dump the protocol, see fwd_scan()): opened on the side scanned,
+ * they keep showing its sockets, and we read them from ours, every second
+ * (fwd_auto_scan()).
  *
  * Return: 0 on success or without "auto", -errno on failure
  */
@@ -131,7 +134,12 @@ static int pasta_scan_open(struct fwd_table *t, const char *proto)
 	char path[32];
 	unsigned int i;
 
-	for (i = 0; t->auto_scan && i < ARRAY_SIZE(t->scan_fd); i++) {
+	t->scan_nl = -1;
+	if (!t->auto_scan)
+		return 0;
+	t->scan_nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			    NETLINK_SOCK_DIAG);
+	for (i = 0; i < ARRAY_SIZE(t->scan_fd); i++) {
 		snprintf(path, sizeof(path), fmt[i], proto);
 		t->scan_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
 		if (t->scan_fd[i] < 0 && !i)	/* IPv6 may be off */
