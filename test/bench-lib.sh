@@ -47,6 +47,11 @@
 #   snmp_retrans NS           TcpRetransSegs in H or R so far
 #   dl_counters               "qdrop lossdrop late" of the delay line so
 #                             far, both directions summed (0 0 0 if none)
+#   bench_workdir NAME        the run's own $WORK (/tmp/pasta-benchNAME.*)
+#                             and namespace names (pb-h-$$, pb-r-$$)
+#   bench_ours_copy           measure a copy of $PASTA (PASTA, OURS_ID)
+#   bench_tools_present       TOOLS without those not installed (kept in
+#                             --quick, where they fail visibly); needs say
 
 DEBIAN_PASTA=${DEBIAN_PASTA:-/usr/bin/pasta}
 SLIRP=${SLIRP:-slirp4netns}
@@ -291,4 +296,49 @@ tool_run() {
 	esac
 	_kill_leftovers
 	return $rc
+}
+
+# bench_workdir NAME - the run's own work directory and namespace names:
+# other runs on the machine clean up after themselves by lib.sh's names,
+# and must not catch ours
+bench_workdir() {
+	rm -rf "$WORK"
+	WORK=$(mktemp -d "/tmp/pasta-bench$1.$$.XXXXXX") || die "mktemp failed"
+	chmod 0755 "$WORK"
+	{ mkdir -m 0777 "$WORK/u" && chown "$TEST_USER:" "$WORK/u"; } ||
+		die "$WORK/u"
+	NS_H=pb-h-$$
+	NS_R=pb-r-$$
+}
+
+# bench_ours_copy - our binary may be rebuilt in the tree while we run:
+# measure a copy, under the name that selects pasta mode; OURS_ID says
+# which it was, for the report
+bench_ours_copy() {
+	local src
+
+	OURS_ID=
+	[ -x "$PASTA" ] || return 0
+	src=$(readlink -f "$PASTA")
+	{ mkdir -m 0755 "$WORK/bin" && cp "$src" "$WORK/bin/pasta" &&
+		chmod 0755 "$WORK/bin/pasta"; } || die "cannot copy $src"
+	OURS_ID="$src, sha256 $(sha256sum "$src" | cut -c1-12), built $(date -u \
+		-r "$src" '+%Y-%m-%d %H:%M UTC'), tree at commit $(git -C "$TOPDIR" \
+		rev-parse --short HEAD 2>/dev/null) (uncommitted changes not shown)"
+	PASTA=$WORK/bin/pasta
+}
+
+# bench_tools_present - TOOLS without those not installed (said so), but
+# in --quick, where a missing one fails visibly
+bench_tools_present() {
+	local t tools=
+
+	for t in $TOOLS; do
+		if tool_ok "$t" || [ "$QUICK" = 1 ]; then
+			tools="$tools $t"
+		else
+			say "tool $t not installed: left out"
+		fi
+	done
+	TOOLS=${tools# }
 }

@@ -485,40 +485,14 @@ for sig in INT TERM HUP; do
 	# shellcheck disable=SC2064  # $sig now
 	trap "echo 'bench-mtu.sh: stopped by SIG$sig' >&2; exit 130" "$sig"
 done
-# Names of our own, as bench.sh
-rm -rf "$WORK"
-WORK=$(mktemp -d /tmp/pasta-bench-mtu.$$.XXXXXX) || die "mktemp failed"
-chmod 0755 "$WORK"
-{ mkdir -m 0777 "$WORK/u" && chown "$TEST_USER:" "$WORK/u"; } || die "$WORK/u"
-NS_H=pb-h-$$
-NS_R=pb-r-$$
+bench_workdir -mtu
 
 START=$(date +%s)
 cc_prepare
 
-# A missing translator fails visibly in --quick; the full run leaves it out
-tools=
-for t in $TOOLS; do
-	if tool_ok "$t" || [ $QUICK = 1 ]; then
-		tools="$tools $t"
-	else
-		say "tool $t not installed: left out"
-	fi
-done
-TOOLS=${tools# }
+bench_tools_present
 
-# Our binary may be rebuilt in the tree while we run: measure a copy, under
-# the name that selects pasta mode
-OURS_ID=
-if [ -x "$PASTA" ]; then
-	src=$(readlink -f "$PASTA")
-	{ mkdir -m 0755 "$WORK/bin" && cp "$src" "$WORK/bin/pasta" &&
-		chmod 0755 "$WORK/bin/pasta"; } || die "cannot copy $src"
-	OURS_ID="$src, sha256 $(sha256sum "$src" | cut -c1-12), built $(date -u \
-		-r "$src" '+%Y-%m-%d %H:%M UTC'), tree at commit $(git -C "$TOPDIR" \
-		rev-parse --short HEAD 2>/dev/null) (uncommitted changes not shown)"
-	PASTA=$WORK/bin/pasta
-fi
+bench_ours_copy
 
 # Measurements per RTT: host once per run and direction, each translator
 # at each MTU

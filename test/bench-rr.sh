@@ -688,39 +688,14 @@ for sig in INT TERM HUP; do
 	# shellcheck disable=SC2064  # $sig now
 	trap "echo 'bench-rr.sh: stopped by SIG$sig' >&2; exit 130" "$sig"
 done
-# Names of our own, as bench.sh
-rm -rf "$WORK"
-WORK=$(mktemp -d /tmp/pasta-bench-rr.$$.XXXXXX) || die "mktemp failed"
-chmod 0755 "$WORK"
-{ mkdir -m 0777 "$WORK/u" && chown "$TEST_USER:" "$WORK/u"; } || die "$WORK/u"
-NS_H=pb-h-$$
-NS_R=pb-r-$$
+bench_workdir -rr
 
 START=$(date +%s)
 install_missing
 
-# A missing translator fails visibly in --quick; the full run leaves it out
-tools=
-for t in $TOOLS; do
-	if tool_ok "$t" || [ $QUICK = 1 ]; then
-		tools="$tools $t"
-	else
-		say "tool $t not installed: left out"
-	fi
-done
-TOOLS=${tools# }
+bench_tools_present
 
-# Our binary may be rebuilt in the tree while we run: measure a copy
-OURS_ID=
-if [ -x "$PASTA" ]; then
-	src=$(readlink -f "$PASTA")
-	{ mkdir -m 0755 "$WORK/bin" && cp "$src" "$WORK/bin/pasta" &&
-		chmod 0755 "$WORK/bin/pasta"; } || die "cannot copy $src"
-	OURS_ID="$src, sha256 $(sha256sum "$src" | cut -c1-12), built $(date -u \
-		-r "$src" '+%Y-%m-%d %H:%M UTC'), tree at commit $(git -C "$TOPDIR" \
-		rev-parse --short HEAD 2>/dev/null) (uncommitted changes not shown)"
-	PASTA=$WORK/bin/pasta
-fi
+bench_ours_copy
 
 WWW=$WORK/www
 { mkdir -m 0755 "$WWW" && head -c 1024 /dev/urandom >"$WWW/$FILE" &&

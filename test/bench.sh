@@ -589,27 +589,9 @@ for sig in INT TERM HUP; do
 	# shellcheck disable=SC2064  # $sig now
 	trap "echo 'bench.sh: stopped by SIG$sig' >&2; exit 130" "$sig"
 done
-# Names of our own: other runs on the machine clean up after themselves by
-# lib.sh's names, and must not catch ours
-rm -rf "$WORK"
-WORK=$(mktemp -d /tmp/pasta-bench.$$.XXXXXX) || die "mktemp failed"
-chmod 0755 "$WORK"
-{ mkdir -m 0777 "$WORK/u" && chown "$TEST_USER:" "$WORK/u"; } || die "$WORK/u"
-NS_H=pb-h-$$
-NS_R=pb-r-$$
+bench_workdir ""
 
-# Our binary may be rebuilt in the tree while we run: measure a copy, under
-# the name that selects pasta mode
-OURS_ID=
-if [ -x "$PASTA" ]; then
-	src=$(readlink -f "$PASTA")
-	{ mkdir -m 0755 "$WORK/bin" && cp "$src" "$WORK/bin/pasta" &&
-		chmod 0755 "$WORK/bin/pasta"; } || die "cannot copy $src"
-	OURS_ID="$src, sha256 $(sha256sum "$src" | cut -c1-12), built $(date -u \
-		-r "$src" '+%Y-%m-%d %H:%M UTC'), tree at commit $(git -C "$TOPDIR" \
-		rev-parse --short HEAD 2>/dev/null) (uncommitted changes not shown)"
-	PASTA=$WORK/bin/pasta
-fi
+bench_ours_copy
 cc_prepare
 
 # usable_tools LIST WHAT - set TOOLS_OUT to the tools of LIST that are
