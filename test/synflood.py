@@ -20,15 +20,7 @@ import struct
 import sys
 import time
 
-
-def csum(data):
-    """The Internet checksum (RFC 1071) of data."""
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
+from framing import csum
 
 
 def syn(src, dst, sport, dport):
