@@ -334,7 +334,7 @@ void flow_defer_free(struct ctx *c)
 			continue;
 		switch (f->type) {
 		case FLOW_TCP:
-			tcp_flow_free(c, i);
+			tcp_flow_free(i);
 			break;
 		case FLOW_UDP:
 			udp_flow_free(c, i);
@@ -343,7 +343,7 @@ void flow_defer_free(struct ctx *c)
 			icmp_flow_free(c, i);
 			break;
 		case FLOW_SPLICE:
-			splice_flow_free(c, i);
+			splice_flow_free(i);
 			break;
 		default:
 			assert(0);

@@ -100,11 +100,11 @@ struct flow_common *flow_at(int idx);
 const char *flow_str(const struct flow_key *key, char *buf, size_t len);
 
 /* Lifecycle hooks implemented by each flow type's module */
-void tcp_flow_free(struct ctx *c, int idx);
+void tcp_flow_free(int idx);
 void tcp_flow_abort(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
 void icmp_flow_free(struct ctx *c, int idx);
-void splice_flow_free(struct ctx *c, int idx);
+void splice_flow_free(int idx);
 
 #define FLOW_STRLEN	128
 

@@ -1854,19 +1854,16 @@ void tcp_stats(const struct ctx *c)
 
 /**
  * tcp_flow_free() - release a closed connection's socket
- * @c:		execution context
  * @idx:	flow index
  */
-void tcp_flow_free(struct ctx *c, int idx)
+void tcp_flow_free(int idx)
 {
 	struct tcp_conn *conn = &flowtab[idx].tcp;
 
 	if (log_debug_enabled())
 		tcp_conn_log(LOG_DEBUG, conn);
-	if (conn->sock >= 0) {
-		epoll_ref_del(c, conn->sock);
-		close(conn->sock);
-	}
+	if (conn->sock >= 0)
+		close(conn->sock);	/* and out of the epoll set: no dup() */
 }
 
 /**
