@@ -1044,20 +1044,27 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
  * tcp_connected() - host connect() completed: answer the guest's SYN
  * @c:		execution context
  * @conn:	connection
+ * @events:	epoll events of the socket
+ *
+ * A failed connect() comes with EPOLLERR (and EPOLLHUP): only then is
+ * SO_ERROR worth a system call, for the message.
  */
-static void tcp_connected(struct ctx *c, struct tcp_conn *conn)
+static void tcp_connected(struct ctx *c, struct tcp_conn *conn,
+			  uint32_t events)
 {
-	int err = 0;
-	socklen_t sl = sizeof(err);
-
-	if (getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		socklen_t sl = sizeof(int);
 		char s[FLOW_STRLEN];
+		int err = 0;
 
+		getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &err, &sl);
 		debug("TCP: %s: connect: %s",
 		      flow_str(&conn->f.key, s, sizeof(s)), strerror(err));
 		tcp_rst(c, conn);
 		return;
 	}
+	if (!(events & EPOLLOUT))
+		return;
 	tcp_phase_set(conn, TCP_PHASE_SYN_ACK_SENT);
 	tcp_epoll_set(c, conn, EPOLLIN | EPOLLRDHUP);
 	tcp_send_ctl(c, conn, TH_SYN | TH_ACK);
@@ -1481,7 +1488,7 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		return;		/* closed earlier in this batch */
 
 	if (conn->phase == TCP_PHASE_CONNECTING) {
-		tcp_connected(c, conn);
+		tcp_connected(c, conn, events);
 		return;
 	}
 	if (events & EPOLLRDHUP)
