@@ -495,7 +495,7 @@ ns_listening() {
 
 bench_args() {
 	# Before the script's defaults fill the rest (they are not exported)
-	BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|SLIRP|DELAYLINE)=' |
+	BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|SLIRP|DELAYLINE|TCPRR)=' |
 		    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
 	BENCH_ARGS="$*"
 	quick_arg "$@"
