@@ -37,10 +37,14 @@ $(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SRCS) $(HD
 test/unit_netlink: test/unit_netlink.c netlink.c inany.c log.c util.c $(HDRS)
 	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_netlink.c netlink.c inany.c log.c util.c
 
-test/delayline: test/delayline.c
+test/delayline: test/delayline.c test/tool_lib.h
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/delayline.c -lm
 
-TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/san/pasta
+# Connection rate and ping-pong latency, for test/bench-conn.sh
+test/tcprr: test/tcprr.c test/tool_lib.h
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -pthread -o $@ test/tcprr.c
+
+TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/san/pasta
 
 # libFuzzer targets (clang): one frame, passt's stream, DHCP/DHCPv6/NDP
 FUZZ_TARGETS = test/fuzz/fuzz_frame test/fuzz/fuzz_stream test/fuzz/fuzz_dhcp
@@ -73,7 +77,7 @@ fuzz:
 # Side by side with the host, Debian's pasta and slirp4netns, through the
 # delay line: the full table (doc/benchmarks.md), or a short run that only
 # proves every tool produced a number (in CI)
-bench: setup all test/delayline
+bench: setup all test/delayline test/tcprr
 	test/setup.sh gnuplot qemu-system-x86 busybox-static cpio
 	test/bench.sh
 	test/guest/build.sh
@@ -81,16 +85,18 @@ bench: setup all test/delayline
 	BENCH_SLOW_OUT=doc/benchmarks-slowreader.md test/bench-slowreader.sh
 	BENCH_RR_OUT=doc/benchmarks-rr.md test/bench-rr.sh
 	BENCH_MTU_OUT=doc/benchmarks-mtu.md test/bench-mtu.sh
+	BENCH_CONN_OUT=doc/benchmarks-conn.md test/bench-conn.sh
 
 # 10,000 concurrent TCP connections, then 1,000 new ones a second for 60 s,
 # through the optimised build (doc/benchmarks.md, "Load")
 load: setup all
 	PASTA=$(CURDIR)/pasta LOAD_RATE=1000 LOAD_SECS=60 prove -v test/42-load.t
 
-bench-quick: setup all test/delayline
+bench-quick: setup all test/delayline test/tcprr
 	test/bench.sh --quick
 	test/bench-rr.sh --quick
 	test/bench-mtu.sh --quick
+	test/bench-conn.sh --quick
 
 clean:
 	rm -rf passt pasta test/san $(TEST_BINS) $(FUZZ_TARGETS)

@@ -52,6 +52,69 @@
 #   bench_ours_copy           measure a copy of $PASTA (PASTA, OURS_ID)
 #   bench_tools_present       TOOLS without those not installed (kept in
 #                             --quick, where they fail visibly); needs say
+#
+# One run of a bench script (BENCH_NAME: its file name; OUT, the report's
+# file, as the script sets it):
+#   bench_args ARGS...        the script's command line (QUICK: 1 for
+#                             --quick), and what the caller set for the
+#                             record: BENCH_ENV, BENCH_ARGS
+#   bench_need CMD...         root (or skip, with --quick), and CMD... and
+#                             $PY installed, or die
+#   bench_words NAME LIST WORD...
+#                             every word of LIST is one of WORD..., or die
+#                             naming NAME (the variable LIST came from)
+#   die MSG                   the script's fatal error ("Bail out!" first
+#                             with --quick), exits 1
+#   bench_begin CLEANUP SUFFIX
+#                             wait for the lock (BENCH_LOCK: one bench at
+#                             a time), lib_init, traps (EXIT runs CLEANUP),
+#                             bench_workdir SUFFIX, START
+#   bench_conditions_mark     load average and steal time from now on, for
+#                             bench_facts_run
+#   bench_facts_machine TOOLS key<TAB>value: date, CPUs, kernel, OS, the
+#                             versions of the tools of TOOLS installed,
+#                             our binary
+#   bench_facts_run           key<TAB>value: the command, the duration, the
+#                             load average and steal time since the mark
+#   bench_plan CASES XS       before the set-up: N_MEAS, the measurements
+#                             of one run (each case, X and tool), the TAP
+#                             plan with --quick, bench_conditions_mark, an
+#                             empty RESULTS file, FAILED=0
+#   bench_setup_done OK DESC  after the set-up (OK: 1 if it worked): its
+#                             TAP line with --quick (and the measurements
+#                             not run if it failed), or die if it failed;
+#                             $WORK/r.err tells why
+#   bench_rounds CASES XS     "RUN CASE X TOOL" lines: for each run (RUNS),
+#                             case, X (connection count, measurement...)
+#                             and tool (TOOLS), so that the tools of one
+#                             row are measured side by side
+#   bench_tally TOOL WHAT VALUE
+#                             after a measurement that set LAST_STATUS,
+#                             LAST_DESC and LAST_NAME: its TAP line with
+#                             --quick ("WHAT: VALUE" if ok, else its status,
+#                             LAST_DESC and the tails of its .err files),
+#                             else LAST_DESC as progress; FAILED=1 if it
+#                             failed for a tool other than debian-pasta
+#   bench_publish STATUS      $WORK/report.md to $OUT (if set) and stdout
+#                             (TAP comments with --quick, done_testing);
+#                             exits STATUS (--quick: the failed tests)
+#
+# An inbound translator (ours or debian-pasta) forwarding a port of H to a
+# server of the caller's in its namespace, which only a `sleep` holds:
+#   bench_t_start TOOL NAME PORT SECS
+#                             TOOL as $TEST_USER in H with -t PORT, its
+#                             command sleeping SECS; waits (bounded) for
+#                             that holder: T_PID (the translator's
+#                             timeout(1)), T_HOLD (the holder: nsenter -t
+#                             $T_HOLD -n joins the namespace); failures are
+#                             told in $WORK/NAME.err
+#   bench_t_forwarded TOOL NAME PORT
+#                             wait (bounded) until H listens on PORT
+#   bench_t_stop PORT         the holder, the translator (bounded), our
+#                             leftovers; waits until PORT is free in H
+#   ns_listening PORT NSPREFIX...
+#                             a TCP listener on PORT in the namespace that
+#                             NSPREFIX (ip netns exec NS, nsenter ...) enters
 
 DEBIAN_PASTA=${DEBIAN_PASTA:-/usr/bin/pasta}
 SLIRP=${SLIRP:-slirp4netns}
@@ -61,6 +124,11 @@ INNER=$TESTDIR/bench-inner.sh
 DL_PID=
 DL_LOG=
 DL_STATS=
+BENCH_NAME=$(basename "$0")
+BENCH_LOCK=${BENCH_LOCK:-/tmp/pasta-bench.lock}
+BENCH_LOCK_WAIT=${BENCH_LOCK_WAIT:-5400}
+T_PID=			# the inbound translator (pasta_bg's timeout), if any
+T_HOLD=			# its namespace's holder process (sleep)
 
 # --- topology ------------------------------------------------------------------
 
@@ -341,4 +409,258 @@ bench_tools_present() {
 		fi
 	done
 	TOOLS=${tools# }
+}
+
+# --- inbound translator ----------------------------------------------------------
+
+# _forget_pgid PID - drop PID from lib.sh's _PGIDS once it is reaped
+_forget_pgid() {
+	local i
+	for i in "${!_PGIDS[@]}"; do
+		[ "${_PGIDS[$i]}" = "$1" ] && unset "_PGIDS[$i]"
+	done
+	_PGIDS=("${_PGIDS[@]}")
+}
+
+# _holder TPIDFILE - the translator's child in another network namespace
+# than the translator's own (its command, which holds the namespace): PID
+# in T_HOLD.  By parent and namespace, as seen from here: Debian's pasta
+# runs its command in a PID namespace of its own, where it is PID 1
+# shellcheck disable=SC2317  # called through _poll
+_holder() {
+	local tpid kid
+	tpid=$(cat "$1" 2>/dev/null)
+	[ -n "$tpid" ] || return 1
+	for kid in $(ps -o pid= --ppid "$tpid" 2>/dev/null); do
+		if [ "$(readlink "/proc/$kid/ns/net")" != \
+		     "$(readlink "/proc/$tpid/ns/net")" ]; then
+			T_HOLD=$kid
+			return 0
+		fi
+	done
+	return 1
+}
+
+bench_t_start() {
+	local tool=$1 name=$2 port=$3 secs=$4 bin=$PASTA
+	T_PID='' T_HOLD=''
+	[ "$tool" = debian-pasta ] && bin=$DEBIAN_PASTA
+	rm -f "$WORK/u/$name.tpid"
+	# The translator's output: $WORK/NAME-t.out and .err
+	PASTA=$bin PASTA_DIRECT=0 pasta_bg "$name-t" $((secs + 10)) \
+		-P "$WORK/u/$name.tpid" -t "$port" -- sleep "$secs"
+	T_PID=$BG_PID
+	if ! _poll 10 _holder "$WORK/u/$name.tpid"; then
+		echo "$tool: no PID file, or its command did not start" >>"$WORK/$name.err"
+		cat "$WORK/$name-t.err" >>"$WORK/$name.err" 2>/dev/null
+		return 1
+	fi
+}
+
+bench_t_forwarded() {
+	wait_tcp "$NS_H" "$3" 10 && return 0
+	echo "$1: port $3 not forwarded in H" >>"$WORK/$2.err"
+	return 1
+}
+
+bench_t_stop() {
+	# KILL: the holder is only sleep, and PID 1 of its own PID namespace
+	# under Debian's pasta, where it would ignore TERM
+	[ -n "$T_HOLD" ] && kill -KILL "$T_HOLD" 2>/dev/null
+	if [ -n "$T_PID" ]; then
+		if ! wait_gone "$T_PID" 5; then
+			kill -TERM -- "-$T_PID" 2>/dev/null
+			wait_gone "$T_PID" 3 || kill -KILL -- "-$T_PID" 2>/dev/null
+		fi
+		wait "$T_PID" 2>/dev/null
+		_forget_pgid "$T_PID"
+	fi
+	_kill_leftovers
+	T_PID='' T_HOLD=''
+	# The next server binds the same port in H
+	_poll 5 _free_h "$1"
+}
+
+# shellcheck disable=SC2317  # called through _poll
+_free_h() { ! _listening "$NS_H" t "$1"; }
+
+# shellcheck disable=SC2317  # called through _poll
+ns_listening() {
+	local port=$1
+	shift
+	[ -n "$("$@" ss -Htln "sport = :$port" 2>/dev/null)" ]
+}
+
+# --- one run of a bench script -----------------------------------------------------
+
+bench_args() {
+	# Before the script's defaults fill the rest (they are not exported)
+	BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|SLIRP|DELAYLINE|TCPRR)=' |
+		    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
+	BENCH_ARGS="$*"
+	quick_arg "$@"
+}
+
+bench_need() {
+	local t
+	if [ "$(id -u)" != 0 ]; then
+		[ "$QUICK" = 1 ] && skip_all "must run as root"
+		die "must run as root"
+	fi
+	for t in "$@"; do
+		command -v "$t" >/dev/null || die "$t not installed"
+	done
+	[ -x "$PY" ] || die "$PY not installed"
+}
+
+bench_words() {
+	local name=$1 list=$2 w x allowed
+	shift 2
+	allowed=$1
+	if [ $# -gt 1 ]; then
+		allowed="${*:1:$#-1}"
+		allowed="${allowed// /, } and/or ${!#}"
+	fi
+	for w in $list; do
+		for x in "$@"; do
+			[ "$w" = "$x" ] && continue 2
+		done
+		die "$name: $allowed, not $w"
+	done
+}
+
+die() {
+	if [ "${QUICK:-0}" = 1 ]; then
+		echo "Bail out! $BENCH_NAME: $*"
+	fi
+	echo "$BENCH_NAME: $*" >&2
+	exit 1
+}
+
+bench_begin() {
+	local sig
+
+	# One bench at a time on this machine: two would measure each other
+	exec 9>>"$BENCH_LOCK"
+	if ! flock -n 9; then
+		echo "# $BENCH_NAME: waiting for another bench run to finish ($BENCH_LOCK)" >&2
+		flock -w "$BENCH_LOCK_WAIT" 9 ||
+			die "another bench run holds $BENCH_LOCK since $BENCH_LOCK_WAIT s"
+	fi
+
+	lib_init >/dev/null
+	# shellcheck disable=SC2064  # the names now
+	trap "$1" EXIT
+	for sig in INT TERM HUP; do
+		# shellcheck disable=SC2064  # $sig now
+		trap "echo '$BENCH_NAME: stopped by SIG$sig' >&2; exit 130" "$sig"
+	done
+	bench_workdir "$2"
+	START=$(date +%s)
+}
+
+bench_conditions_mark() {
+	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+	STEAL0=$(awk '/^cpu / { print $9 }' /proc/stat)
+}
+
+bench_facts_machine() {
+	local t
+	printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+	printf 'nproc\t%s\n' "$(nproc)"
+	printf 'cpu\t%s\n' "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	printf 'kernel\t%s\n' "$(uname -r)"
+	printf 'os\t%s\n' "$(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")"
+	for t in $1; do
+		[ "$t" = host ] && continue
+		tool_ok "$t" && printf 'version %s\t%s\n' "$t" "$(tool_version "$t")"
+	done
+	[ -n "$OURS_ID" ] && printf 'ours binary\t%s\n' "$OURS_ID"
+	return 0
+}
+
+bench_facts_run() {
+	local cmd
+	if [ -n "${MAKELEVEL:-}" ]; then
+		cmd="${BENCH_ENV}make bench"
+		[ "$QUICK" = 1 ] && cmd="${BENCH_ENV}make bench-quick"
+	else
+		cmd="${BENCH_ENV}test/$BENCH_NAME${BENCH_ARGS:+ $BENCH_ARGS}"
+	fi
+	printf 'command\t%s\n' "$cmd"
+	printf 'duration\t%s s\n' $(( $(date +%s) - START ))
+	printf 'load average at start / end\t%s / %s\n' "$LOAD0" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)"
+	printf 'CPU steal time during the run\t%s s\n' "$(awk -v s0="$STEAL0" \
+		-v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.1f", ($9 - s0) / hz }' \
+		/proc/stat)"
+}
+
+bench_plan() {
+	N_MEAS=$(( $(wc -w <<<"$1") * $(wc -w <<<"$2") * $(wc -w <<<"$TOOLS") ))
+	[ "$QUICK" = 1 ] && plan $((1 + N_MEAS * RUNS))
+	bench_conditions_mark
+	RESULTS=$WORK/results.tsv
+	: >"$RESULTS"
+	FAILED=0
+}
+
+bench_setup_done() {
+	if [ "$QUICK" = 1 ] && ! ok $((1 - $1)) "$2"; then
+		diag_file "$WORK/r.err"
+		not_run $((N_MEAS * RUNS)) "measurements"
+		done_testing
+	fi
+	if [ "$1" != 1 ]; then
+		cat "$WORK/r.err" >&2 2>/dev/null
+		die "set-up failed: $2"
+	fi
+	say "$2: up; tools: $TOOLS; $RUNS run(s)"
+}
+
+bench_rounds() {
+	local run kase x tool
+	for run in $(seq "$RUNS"); do
+		for kase in $1; do
+			for x in $2; do
+				for tool in $TOOLS; do
+					echo "$run $kase $x $tool"
+				done
+			done
+		done
+	done
+}
+
+bench_tally() {
+	local tool=$1 what=$2 value=$3
+	if [ "$QUICK" = 1 ]; then
+		if [ "$LAST_STATUS" = ok ]; then
+			ok 0 "$what: $value"
+		else
+			ok 1 "$what: $LAST_STATUS"
+			diag "$LAST_DESC"
+			diag_file "$WORK/$LAST_NAME.err" 10
+			[ -e "$WORK/$LAST_NAME-t.err" ] &&
+				diag_file "$WORK/$LAST_NAME-t.err" 10
+		fi
+	else
+		say "$LAST_DESC"
+	fi
+	if [ "$LAST_STATUS" != ok ] && [ "$tool" != debian-pasta ]; then
+		FAILED=1
+	fi
+	return 0
+}
+
+bench_publish() {
+	if [ -n "$OUT" ]; then
+		{ mkdir -p "$(dirname "$OUT")" && cp "$WORK/report.md" "$OUT"; } ||
+			say "cannot write $OUT"
+	fi
+	if [ "$QUICK" = 1 ]; then
+		sed 's/^/# /' "$WORK/report.md"
+		done_testing
+	fi
+	cat "$WORK/report.md"
+	exit "$1"
 }

@@ -72,17 +72,12 @@
 # Exit status: 0 if every measurement of host and ours produced a rate
 # (--quick: the number of failed TAP lines).
 
-# What the caller set, for the record (before defaults fill the rest)
-BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|DELAYLINE)=' |
-	    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
-BENCH_ARGS="$*"
-
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 
-quick_arg "$@"
+bench_args "$@"
 
 if [ $QUICK = 1 ]; then
 	BENCH_MTU_RTTS=${BENCH_MTU_RTTS:-0}
@@ -98,8 +93,6 @@ TOOLS=${BENCH_MTU_TOOLS:-host ours debian-pasta}
 SECS=${BENCH_MTU_SECS:-10}
 RUNS=${BENCH_MTU_RUNS:-3}
 CC=${BENCH_MTU_CC:-cubic}
-BENCH_LOCK=${BENCH_LOCK:-/tmp/pasta-bench.lock}
-BENCH_LOCK_WAIT=${BENCH_LOCK_WAIT:-5400}
 
 IPERF_PORT=5201
 IPERF_MARGIN=15		# s beyond -t before an iperf3 run counts as stalled
@@ -107,14 +100,6 @@ TARGET=0.9		# ours at the smallest MTU over ours at the largest, RTT 0
 ALLOWED_CC_ORIG=	# net.ipv4.tcp_allowed_congestion_control before the run
 
 # --- output ------------------------------------------------------------------------
-
-die() {
-	if [ $QUICK = 1 ]; then
-		echo "Bail out! bench-mtu.sh: $*"
-	fi
-	echo "bench-mtu.sh: $*" >&2
-	exit 1
-}
 
 # in_list WORD LIST - WORD is one of the words of LIST
 in_list() {
@@ -253,17 +238,7 @@ topology() {
 
 # facts - the machine and the tools, key<TAB>value
 facts() {
-	local t cmd
-	printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-	printf 'nproc\t%s\n' "$(nproc)"
-	printf 'cpu\t%s\n' "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
-	printf 'kernel\t%s\n' "$(uname -r)"
-	printf 'os\t%s\n' "$(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")"
-	for t in $TOOLS; do
-		[ "$t" = host ] && continue
-		printf 'version %s\t%s\n' "$t" "$(tool_version "$t")"
-	done
-	[ -n "$OURS_ID" ] && printf 'ours binary\t%s\n' "$OURS_ID"
+	bench_facts_machine "$TOOLS"
 	printf 'version iperf3\t%s\n' "$(iperf3 --version 2>&1 | head -n 1)"
 	printf 'secs\t%s\n' "$SECS"
 	printf 'runs\t%s\n' "$RUNS"
@@ -273,19 +248,7 @@ facts() {
 	printf 'tcp_wmem\t%s\n' "$BENCH_WMEM"
 	printf 'dl_opts\t%s\n' "${BENCH_DL_OPTS:-}"
 	printf 'clk_tck\t%s\n' "$(getconf CLK_TCK)"
-	if [ -n "${MAKELEVEL:-}" ]; then
-		cmd="${BENCH_ENV}make bench"
-		[ $QUICK = 1 ] && cmd="${BENCH_ENV}make bench-quick"
-	else
-		cmd="${BENCH_ENV}test/bench-mtu.sh${BENCH_ARGS:+ $BENCH_ARGS}"
-	fi
-	printf 'command\t%s\n' "$cmd"
-	printf 'duration\t%s s\n' $(( $(date +%s) - START ))
-	printf 'load average at start / end\t%s / %s\n' "$LOAD0" \
-		"$(cut -d' ' -f1-3 /proc/loadavg)"
-	printf 'CPU steal time during the run\t%s s\n' "$(awk -v s0="$STEAL0" \
-		-v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.1f", ($9 - s0) / hz }' \
-		/proc/stat)"
+	bench_facts_run
 }
 
 # report RESULTS FACTS - the Markdown report on stdout
@@ -471,23 +434,7 @@ for n in $SECS $RUNS; do
 		die "BENCH_MTU_SECS, BENCH_MTU_RUNS: positive numbers, not $n"
 done
 
-# One bench at a time on this machine: two would measure each other
-exec 9>>"$BENCH_LOCK"
-if ! flock -n 9; then
-	echo "# bench-mtu.sh: waiting for another bench run to finish ($BENCH_LOCK)" >&2
-	flock -w "$BENCH_LOCK_WAIT" 9 ||
-		die "another bench run holds $BENCH_LOCK since $BENCH_LOCK_WAIT s"
-fi
-
-lib_init >/dev/null
-trap mtu_cleanup EXIT
-for sig in INT TERM HUP; do
-	# shellcheck disable=SC2064  # $sig now
-	trap "echo 'bench-mtu.sh: stopped by SIG$sig' >&2; exit 130" "$sig"
-done
-bench_workdir -mtu
-
-START=$(date +%s)
+bench_begin mtu_cleanup -mtu
 cc_prepare
 
 bench_tools_present
@@ -511,8 +458,7 @@ for t in $TOOLS; do
 done
 [ $QUICK = 1 ] && plan $((n_rtt * (1 + per_rtt)))
 
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-STEAL0=$(awk '/^cpu / { print $9 }' /proc/stat)
+bench_conditions_mark
 RESULTS=$WORK/results.tsv
 : >"$RESULTS"
 : >"$WORK/facts"
@@ -552,13 +498,4 @@ bench_topo_destroy
 
 facts >>"$WORK/facts"
 report "$RESULTS" "$WORK/facts" >"$WORK/report.md"
-if [ -n "$OUT" ]; then
-	{ mkdir -p "$(dirname "$OUT")" && cp "$WORK/report.md" "$OUT"; } ||
-		say "cannot write $OUT"
-fi
-if [ $QUICK = 1 ]; then
-	sed 's/^/# /' "$WORK/report.md"
-	done_testing
-fi
-cat "$WORK/report.md"
-exit $FAILED
+bench_publish $FAILED

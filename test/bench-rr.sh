@@ -71,17 +71,12 @@
 # Exit status: 0 if every measurement of host and ours produced a request
 # rate (--quick: the number of failed TAP lines).
 
-# What the caller set, for the record (before defaults fill the rest)
-BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA)=' |
-	    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
-BENCH_ARGS="$*"
-
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 
-quick_arg "$@"
+bench_args "$@"
 
 if [ $QUICK = 1 ]; then
 	BENCH_RR_SECS=${BENCH_RR_SECS:-2}
@@ -101,27 +96,13 @@ PORT_IN=${BENCH_RR_PORT_IN:-18080}
 LISTEN6=${BENCH_RR_LISTEN6:-1}
 LISTEN_IN=$PORT_IN
 [ "$LISTEN6" = 1 ] && LISTEN_IN="$PORT_IN [::]:$PORT_IN"
-BENCH_LOCK=${BENCH_LOCK:-/tmp/pasta-bench.lock}
-BENCH_LOCK_WAIT=${BENCH_LOCK_WAIT:-5400}
 
 WRK_MARGIN=15		# s beyond -d before wrk is killed
 FILE=1k.bin		# the 1 KiB file nginx serves
 POLICY_RC=/usr/sbin/policy-rc.d
 POLICY_RC_OURS=0	# 1: we wrote $POLICY_RC for the installation
 NGINX_MASTERS=()	# nginx master PIDs still running, see nginx_stop
-T_PID=			# the inbound translator (pasta_bg's timeout), if any
-T_HOLD=			# its namespace's holder process (sleep)
 IN_NGINX=		# the inbound nginx (in H or in T_HOLD's namespace)
-
-# --- output ------------------------------------------------------------------------
-
-die() {
-	if [ $QUICK = 1 ]; then
-		echo "Bail out! bench-rr.sh: $*"
-	fi
-	echo "bench-rr.sh: $*" >&2
-	exit 1
-}
 
 # --- packages ------------------------------------------------------------------------
 
@@ -173,15 +154,6 @@ policy_rc_remove() {
 }
 
 # --- processes -----------------------------------------------------------------------
-
-# _forget_pgid PID - drop PID from lib.sh's _PGIDS once it is reaped
-_forget_pgid() {
-	local i
-	for i in "${!_PGIDS[@]}"; do
-		[ "${_PGIDS[$i]}" = "$1" ] && unset "_PGIDS[$i]"
-	done
-	_PGIDS=("${_PGIDS[@]}")
-}
 
 # nginx_conf DIR LISTEN... - DIR/nginx.conf: our own nginx, serving $WWW,
 # one listen directive for each LISTEN
@@ -235,19 +207,11 @@ nginx_start() {
 	NGINX_PID=$!
 	NGINX_MASTERS+=("$NGINX_PID")
 	if ! _poll 10 test -s "$d/nginx.pid" ||
-	   ! _poll 10 _ns_listening "$port" "$@"; then
+	   ! _poll 10 ns_listening "$port" "$@"; then
 		echo "nginx $name did not start:" >>"$WORK/$name.err"
 		cat "$d/error.log" "$d/stdout" >>"$WORK/$name.err" 2>/dev/null
 		return 1
 	fi
-}
-
-# _ns_listening PORT NSPREFIX... - a TCP listener on PORT there
-# shellcheck disable=SC2317  # called through _poll
-_ns_listening() {
-	local port=$1
-	shift
-	[ -n "$("$@" ss -Htln "sport = :$port" 2>/dev/null)" ]
 }
 
 # nginx_stop PID - the master by PID (TERM: fast shutdown, bounded), then
@@ -267,29 +231,10 @@ nginx_stop() {
 	NGINX_MASTERS=("${NGINX_MASTERS[@]}")
 }
 
-# _holder TPIDFILE - the translator's child in another network namespace
-# than the translator's own (its command, which holds the namespace): PID
-# in T_HOLD.  By parent and namespace, as seen from here: Debian's pasta
-# runs its command in a PID namespace of its own, where it is PID 1
-# shellcheck disable=SC2317  # called through _poll
-_holder() {
-	local tpid kid
-	tpid=$(cat "$1" 2>/dev/null)
-	[ -n "$tpid" ] || return 1
-	for kid in $(ps -o pid= --ppid "$tpid" 2>/dev/null); do
-		if [ "$(readlink "/proc/$kid/ns/net")" != \
-		     "$(readlink "/proc/$tpid/ns/net")" ]; then
-			T_HOLD=$kid
-			return 0
-		fi
-	done
-	return 1
-}
-
 # inbound_start TOOL NAME - nginx on PORT_IN in TOOL's namespace, the
 # translator forwarding H's PORT_IN to it (-t); waits until H listens there
 inbound_start() {
-	local tool=$1 name=$2 bin=$PASTA rc
+	local tool=$1 name=$2 rc
 	T_PID='' T_HOLD='' IN_NGINX=''
 	if [ "$tool" = host ]; then
 		nginx_start "$name" "$LISTEN_IN" "$PORT_IN" ip netns exec "$NS_H"
@@ -297,53 +242,22 @@ inbound_start() {
 		IN_NGINX=$NGINX_PID
 		return $rc
 	fi
-	[ "$tool" = debian-pasta ] && bin=$DEBIAN_PASTA
-	rm -f "$WORK/u/$name.tpid"
-	# The command only holds the namespace; nginx joins it from here.
-	# The translator's output: $WORK/NAME-t.out and .err
-	PASTA=$bin PASTA_DIRECT=0 pasta_bg "$name-t" $((SECS + WRK_MARGIN + 60)) \
-		-P "$WORK/u/$name.tpid" -t "$PORT_IN" -- \
-		sleep $((SECS + WRK_MARGIN + 50))
-	T_PID=$BG_PID
-	if ! _poll 10 _holder "$WORK/u/$name.tpid"; then
-		echo "$tool: no PID file, or its command did not start" >>"$WORK/$name.err"
-		cat "$WORK/$name-t.err" >>"$WORK/$name.err" 2>/dev/null
+	# The command only holds the namespace; nginx joins it from here
+	bench_t_start "$tool" "$name" "$PORT_IN" $((SECS + WRK_MARGIN + 50)) ||
 		return 1
-	fi
 	nginx_start "$name" "$LISTEN_IN" "$PORT_IN" nsenter -t "$T_HOLD" -n --
 	rc=$?
 	IN_NGINX=$NGINX_PID
 	[ $rc = 0 ] || return 1
-	if ! wait_tcp "$NS_H" "$PORT_IN" 10; then
-		echo "$tool: port $PORT_IN not forwarded in H" >>"$WORK/$name.err"
-		return 1
-	fi
+	bench_t_forwarded "$tool" "$name" "$PORT_IN"
 }
 
-# inbound_stop - inbound_start's nginx, then the holder (the translator
-# exits with it), then the translator if it is still there; bounded
+# inbound_stop - inbound_start's nginx, then the translator; bounded
 inbound_stop() {
 	[ -n "$IN_NGINX" ] && nginx_stop "$IN_NGINX"
 	IN_NGINX=
-	# KILL: the holder is only sleep, and PID 1 of its own PID namespace
-	# under Debian's pasta, where it would ignore TERM
-	[ -n "$T_HOLD" ] && kill -KILL "$T_HOLD" 2>/dev/null
-	if [ -n "$T_PID" ]; then
-		if ! wait_gone "$T_PID" 5; then
-			kill -TERM -- "-$T_PID" 2>/dev/null
-			wait_gone "$T_PID" 3 || kill -KILL -- "-$T_PID" 2>/dev/null
-		fi
-		wait "$T_PID" 2>/dev/null
-		_forget_pgid "$T_PID"
-	fi
-	_kill_leftovers
-	T_PID='' T_HOLD=''
-	# The next server binds the same port in H
-	_poll 5 _free_h "$PORT_IN"
+	bench_t_stop "$PORT_IN"
 }
-
-# shellcheck disable=SC2317  # called through _poll
-_free_h() { ! _listening "$NS_H" t "$1"; }
 
 # shellcheck disable=SC2317  # the EXIT trap
 rr_cleanup() {
@@ -449,17 +363,7 @@ measure() {
 
 # facts - the machine and the tools, key<TAB>value
 facts() {
-	local t cmd
-	printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-	printf 'nproc\t%s\n' "$(nproc)"
-	printf 'cpu\t%s\n' "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
-	printf 'kernel\t%s\n' "$(uname -r)"
-	printf 'os\t%s\n' "$(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")"
-	for t in $TOOLS; do
-		[ "$t" = host ] && continue
-		printf 'version %s\t%s\n' "$t" "$(tool_version "$t")"
-	done
-	[ -n "$OURS_ID" ] && printf 'ours binary\t%s\n' "$OURS_ID"
+	bench_facts_machine "$TOOLS"
 	printf 'version wrk\t%s\n' "$(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)"
 	printf 'version nginx\t%s\n' "$(nginx -v 2>&1 | head -n 1)"
 	printf 'secs\t%s\n' "$SECS"
@@ -467,19 +371,7 @@ facts() {
 	printf 'conns\t%s\n' "$CONNS"
 	printf 'listen R\t%s\n' "$SRV_ADDR:$PORT_OUT"
 	printf 'listen inbound\t%s\n' "$LISTEN_IN"
-	if [ -n "${MAKELEVEL:-}" ]; then
-		cmd="${BENCH_ENV}make bench"
-		[ $QUICK = 1 ] && cmd="${BENCH_ENV}make bench-quick"
-	else
-		cmd="${BENCH_ENV}test/bench-rr.sh${BENCH_ARGS:+ $BENCH_ARGS}"
-	fi
-	printf 'command\t%s\n' "$cmd"
-	printf 'duration\t%s s\n' $(( $(date +%s) - START ))
-	printf 'load average at start / end\t%s / %s\n' "$LOAD0" \
-		"$(cut -d' ' -f1-3 /proc/loadavg)"
-	printf 'CPU steal time during the run\t%s s\n' "$(awk -v s0="$STEAL0" \
-		-v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.1f", ($9 - s0) / hz }' \
-		/proc/stat)"
+	bench_facts_run
 }
 
 # report RESULTS FACTS NGINX_CONF - the Markdown report on stdout
@@ -653,44 +545,14 @@ EOF
 
 # --- main ----------------------------------------------------------------------------
 
-[ "$(id -u)" = 0 ] || { [ $QUICK = 1 ] && skip_all "must run as root"; die "must run as root"; }
-for t in ip nsenter setpriv timeout flock ss awk; do
-	command -v "$t" >/dev/null || die "$t not installed"
-done
-[ -x "$PY" ] || die "$PY not installed"
-for t in $TOOLS; do
-	case $t in
-	host|ours|debian-pasta) ;;
-	*) die "BENCH_RR_TOOLS: host, ours and/or debian-pasta, not $t" ;;
-	esac
-done
-for c in $CASES; do
-	case $c in
-	outbound|spliced|hostaddr) ;;
-	*) die "BENCH_RR_CASES: outbound, spliced and/or hostaddr, not $c" ;;
-	esac
-done
+bench_need ip nsenter setpriv timeout flock ss awk
+bench_words BENCH_RR_TOOLS "$TOOLS" host ours debian-pasta
+bench_words BENCH_RR_CASES "$CASES" outbound spliced hostaddr
 for n in $CONNS; do
 	[ "$n" -ge 1 ] 2>/dev/null || die "BENCH_RR_CONNS: positive numbers, not $n"
 done
 
-# One bench at a time on this machine: two would measure each other
-exec 9>>"$BENCH_LOCK"
-if ! flock -n 9; then
-	echo "# bench-rr.sh: waiting for another bench run to finish ($BENCH_LOCK)" >&2
-	flock -w "$BENCH_LOCK_WAIT" 9 ||
-		die "another bench run holds $BENCH_LOCK since $BENCH_LOCK_WAIT s"
-fi
-
-lib_init >/dev/null
-trap rr_cleanup EXIT
-for sig in INT TERM HUP; do
-	# shellcheck disable=SC2064  # $sig now
-	trap "echo 'bench-rr.sh: stopped by SIG$sig' >&2; exit 130" "$sig"
-done
-bench_workdir -rr
-
-START=$(date +%s)
+bench_begin rr_cleanup -rr
 install_missing
 
 bench_tools_present
@@ -701,20 +563,7 @@ WWW=$WORK/www
 { mkdir -m 0755 "$WWW" && head -c 1024 /dev/urandom >"$WWW/$FILE" &&
 	chmod 0644 "$WWW/$FILE"; } || die "cannot write $WWW/$FILE"
 
-n_meas=0
-for c in $CASES; do
-	for n in $CONNS; do
-		for t in $TOOLS; do
-			n_meas=$((n_meas + 1))
-		done
-	done
-done
-[ $QUICK = 1 ] && plan $((1 + n_meas * RUNS))
-
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-STEAL0=$(awk '/^cpu / { print $9 }' /proc/stat)
-RESULTS=$WORK/results.tsv
-: >"$RESULTS"
+bench_plan "$CASES" "$CONNS"
 
 setup_ok=0
 if bench_topo_create 0 &&
@@ -722,39 +571,12 @@ if bench_topo_create 0 &&
 	setup_ok=1
 	R_NGINX=$NGINX_PID
 fi
-if [ $QUICK = 1 ]; then
-	ok $((1 - setup_ok)) "topology (veth) and nginx in R on $SRV_ADDR:$PORT_OUT" ||
-		{ diag_file "$WORK/r.err"; not_run $((n_meas * RUNS)) "measurements"; done_testing; }
-fi
-[ $setup_ok = 1 ] || { cat "$WORK/r.err" >&2 2>/dev/null; die "topology or nginx in R"; }
-say "topology up, nginx in R; tools: $TOOLS; $RUNS run(s) of $SECS s"
+bench_setup_done $setup_ok "topology (veth) and nginx in R on $SRV_ADDR:$PORT_OUT"
 
-failed=0
-for run in $(seq "$RUNS"); do
-	for kase in $CASES; do
-		for conns in $CONNS; do
-			for tool in $TOOLS; do
-				measure "$kase" "$tool" "$conns" "$run"
-				if [ $QUICK = 1 ]; then
-					if [ "$LAST_STATUS" = ok ]; then
-						ok 0 "$kase, $tool, $conns connection(s): $LAST_RPS req/s"
-					else
-						ok 1 "$kase, $tool, $conns connection(s): $LAST_STATUS"
-						diag "$LAST_DESC"
-						diag_file "$WORK/$LAST_NAME.err" 10
-						[ -e "$WORK/$LAST_NAME-t.err" ] &&
-							diag_file "$WORK/$LAST_NAME-t.err" 10
-					fi
-				else
-					say "$LAST_DESC"
-				fi
-				if [ "$LAST_STATUS" != ok ] && [ "$tool" != debian-pasta ]; then
-					failed=1
-				fi
-			done
-		done
-	done
-done
+while read -r -u 3 run kase conns tool; do
+	measure "$kase" "$tool" "$conns" "$run"
+	bench_tally "$tool" "$kase, $tool, $conns connection(s)" "$LAST_RPS req/s"
+done 3< <(bench_rounds "$CASES" "$CONNS")
 
 nginx_stop "$R_NGINX"
 facts >"$WORK/facts"
@@ -762,13 +584,4 @@ facts >"$WORK/facts"
 sed -e "s|$WORK|WORK|g" -e "s|listen .*;|listen LISTEN;|" \
 	"$WORK/nginx-r/nginx.conf" >"$WORK/nginx.conf.doc"
 report "$RESULTS" "$WORK/facts" "$WORK/nginx.conf.doc" >"$WORK/report.md"
-if [ -n "$OUT" ]; then
-	{ mkdir -p "$(dirname "$OUT")" && cp "$WORK/report.md" "$OUT"; } ||
-		say "cannot write $OUT"
-fi
-if [ $QUICK = 1 ]; then
-	sed 's/^/# /' "$WORK/report.md"
-	done_testing
-fi
-cat "$WORK/report.md"
-exit $failed
+bench_publish $FAILED

@@ -77,17 +77,12 @@
 #   BENCH_LOCK_WAIT   seconds to wait for it before giving up [5400]
 #   KEEP_WORK=1       keep the work directory (every log, JSON, result)
 
-# What the caller set, for the record (before defaults fill the rest)
-BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|SLIRP|DELAYLINE)=' |
-	    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
-BENCH_ARGS="$*"
-
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 
-quick_arg "$@"
+bench_args "$@"
 
 if [ $QUICK = 1 ]; then
 	BENCH_RTTS=${BENCH_RTTS:-10}
@@ -122,8 +117,6 @@ BENCH_IPV6_TOOLS=${BENCH_IPV6_TOOLS:-$BENCH_TOOLS}
 BENCH_IPV6_DIRS=${BENCH_IPV6_DIRS:-upload download}
 BENCH_IPV6_RUNS=${BENCH_IPV6_RUNS:-$BENCH_RUNS}
 BENCH_DOC=${BENCH_DOC:-1}
-BENCH_LOCK=${BENCH_LOCK:-/tmp/pasta-bench.lock}
-BENCH_LOCK_WAIT=${BENCH_LOCK_WAIT:-5400}
 BENCH_DOCDIR=${BENCH_DOCDIR:-$TOPDIR/doc}
 
 IPERF_PORT=5201
@@ -201,17 +194,7 @@ bench_cleanup() {
 
 # facts - the machine and the tools, key<TAB>value, for the report
 facts() {
-	local t
-	printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-	printf 'nproc\t%s\n' "$(nproc)"
-	printf 'cpu\t%s\n' "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
-	printf 'kernel\t%s\n' "$(uname -r)"
-	printf 'os\t%s\n' "$(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")"
-	for t in $(union "$BENCH_TOOLS" "$TOOLS6"); do
-		[ "$t" = host ] && continue
-		tool_ok "$t" && printf 'version %s\t%s\n' "$t" "$(tool_version "$t")"
-	done
-	[ -n "$OURS_ID" ] && printf 'ours binary\t%s\n' "$OURS_ID"
+	bench_facts_machine "$(union "$BENCH_TOOLS" "$TOOLS6")"
 	printf 'version iperf3\t%s\n' "$(iperf3 --version 2>&1 | head -n 1)"
 	printf 'version curl\t%s\n' "$(curl --version 2>&1 | head -n 1 | cut -d' ' -f1-2)"
 	printf 'tcp_rmem\t%s\n' "$BENCH_RMEM"
@@ -233,13 +216,7 @@ facts() {
 	printf 'series\t%s\n' "${BENCH_SERIES_RTT:+$BENCH_SERIES_RUNS runs of $BENCH_SERIES_SECS s at $BENCH_SERIES_RTT ms, $BENCH_SERIES_CC}"
 	printf 'dl_opts\t%s\n' "${BENCH_DL_OPTS:-}"
 	printf 'clk_tck\t%s\n' "$(getconf CLK_TCK)"
-	if [ -n "${MAKELEVEL:-}" ]; then
-		local target=bench
-		[ $QUICK = 1 ] && target=bench-quick
-		printf 'command\t%s\n' "${BENCH_ENV}make $target"
-	else
-		printf 'command\t%s\n' "${BENCH_ENV}test/bench.sh${BENCH_ARGS:+ $BENCH_ARGS}"
-	fi
+	bench_facts_run
 }
 
 # --- measurements ------------------------------------------------------------------
@@ -575,21 +552,7 @@ done
 [ -x "$PY" ] || die "$PY not installed"
 [ -x "$DL" ] || die "$DL not built (make test/delayline)"
 
-# One bench at a time on this machine: two would measure each other
-exec 9>>"$BENCH_LOCK"
-if ! flock -n 9; then
-	echo "# bench.sh: waiting for another bench run to finish ($BENCH_LOCK)" >&2
-	flock -w "$BENCH_LOCK_WAIT" 9 ||
-		die "another bench run holds $BENCH_LOCK since $BENCH_LOCK_WAIT s"
-fi
-
-lib_init >/dev/null
-trap bench_cleanup EXIT
-for sig in INT TERM HUP; do
-	# shellcheck disable=SC2064  # $sig now
-	trap "echo 'bench.sh: stopped by SIG$sig' >&2; exit 130" "$sig"
-done
-bench_workdir ""
+bench_begin bench_cleanup ""
 
 bench_ours_copy
 cc_prepare
@@ -637,8 +600,7 @@ ALL_CCS=$BENCH_CCS
 [ -n "$TOOLS6" ] && ALL_CCS=$(union "$BENCH_CCS" "$BENCH_IPV6_CCS")
 
 START=$(date +%s)
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-STEAL0=$(awk '/^cpu / { print $9 }' /proc/stat)
+bench_conditions_mark
 RESULTS=$WORK/results.tsv
 : >"$RESULTS"
 HTTP_DIR=$WORK/www
@@ -659,14 +621,6 @@ bench_topo_destroy
 
 # Facts only now that bench_topo_create has settled BENCH_RMEM/WMEM
 facts >>"$WORK/facts"
-{
-	printf 'duration\t%s s\n' $(( $(date +%s) - START ))
-	printf 'load average at start / end\t%s / %s\n' "$LOAD0" \
-		"$(cut -d' ' -f1-3 /proc/loadavg)"
-	printf 'CPU steal time during the run\t%s s\n' "$(awk -v s0="$STEAL0" \
-		-v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.1f", ($9 - s0) / hz }' \
-		/proc/stat)"
-} >>"$WORK/facts"
 
 report_args=("$RESULTS" "$WORK/facts")
 if [ "$BENCH_DOC" = 1 ]; then

@@ -2,6 +2,7 @@
 /* delayline.c - user-space WAN emulator between two tap devices
  *
  * Build: gcc -Wall -Wextra -Werror -O2 -g -o test/delayline test/delayline.c
+ *        (with test/tool_lib.h)
  *
  * Theory of operation
  * ===================
@@ -111,6 +112,9 @@
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
+#define TOOL_NAME		"delayline"
+#include "tool_lib.h"		/* die(), now_ns(), NS_PER_* */
+
 /* Newer than the headers shipped with gcc 12 on Debian 12 (Linux 6.1) */
 #ifndef TUN_F_USO4
 #define TUN_F_USO4		0x20
@@ -127,9 +131,6 @@
 #define MAX(a, b)		((a) > (b) ? (a) : (b))
 #define ROUND_UP(x, a)		(((x) + (a) - 1) / (a) * (a))
 #define DIV_ROUND_UP(x, a)	(((x) + (a) - 1) / (a))
-
-#define NS_PER_US		((int64_t)1000)
-#define NS_PER_S		((int64_t)1000000000)
 
 /* virtio 1.0 layout (12 bytes), little-endian (TUNSETVNETLE), both taps */
 #define VNET_LEN		((int)sizeof(struct virtio_net_hdr_v1))
@@ -181,36 +182,8 @@
 #define IPPROTO_UDP_		17
 
 /* ---------------------------------------------------------------------- */
-/* Logging: die() before the loop, err_ratelimit() in it                  */
+/* Logging: die() (tool_lib.h) before the loop, err_ratelimit() in it     */
 /* ---------------------------------------------------------------------- */
-
-static void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("delayline: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
-}
-
-/**
- * now_ns() - CLOCK_MONOTONIC in nanoseconds
- *
- * Return: current time, ns
- */
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 /* At most one line a second per call site: a broken tap must not flood */
 #define err_ratelimit(...)						\
