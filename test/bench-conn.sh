@@ -46,9 +46,10 @@
 #   spliced   the same, the client in H -> 127.0.0.1:PORT, which pasta
 #             splices socket to socket (host: server and client in H)
 # Tools (BENCH_CONN_TOOLS): host (no translator: the reference), ours
-# (./pasta, measured from a copy), debian-pasta (/usr/bin/pasta).  The
-# server runs as root, in the translator's namespace joined to that network
-# namespace only (nsenter -n); the clients run as the test user.  Each
+# (./pasta, measured from a copy), debian-pasta (/usr/bin/pasta),
+# trixie-pasta (Debian 13's, test/trixie-pasta).  The server runs as
+# root, in the translator's namespace joined to that network namespace
+# only (nsenter -n); the clients run as the test user.  Each
 # measurement is bounded by timeout(1); the translator and the server are
 # started afresh for each inbound one.  Order: for each run, each case,
 # each measurement (crr at each of BENCH_CONN_CONNS, then rr), each tool,
@@ -84,7 +85,8 @@
 #   BENCH_CONN_RUNS*   runs per measurement, median [3]; --quick: 1
 #   BENCH_CONN_CONNS*  concurrent connections of crr ["1 32"]; --quick: 32
 #   BENCH_CONN_CASES   ["outbound hostaddr spliced"]
-#   BENCH_CONN_TOOLS   ["host ours debian-pasta"]
+#   BENCH_CONN_TOOLS   ["host ours debian-pasta trixie-pasta"];
+#                      --quick: "host ours debian-pasta"
 #   BENCH_CONN_OUT*    Markdown report [doc/benchmarks-conn.md at the top
 #                      level]; --quick: none unless set
 #   BENCH_CONN_THREADS threads of the crr client and of the server (-T) [1]
@@ -120,6 +122,7 @@ if [ $QUICK = 1 ]; then
 	BENCH_CONN_SECS=${BENCH_CONN_SECS:-2}
 	BENCH_CONN_RUNS=${BENCH_CONN_RUNS:-1}
 	BENCH_CONN_CONNS=${BENCH_CONN_CONNS:-32}
+	BENCH_CONN_TOOLS=${BENCH_CONN_TOOLS:-host ours debian-pasta}
 	OUT=${BENCH_CONN_OUT:-}
 else
 	OUT=${BENCH_CONN_OUT:-$TOPDIR/doc/benchmarks-conn.md}
@@ -128,7 +131,7 @@ SECS=${BENCH_CONN_SECS:-10}
 RUNS=${BENCH_CONN_RUNS:-3}
 CONNS=${BENCH_CONN_CONNS:-1 32}
 CASES=${BENCH_CONN_CASES:-outbound hostaddr spliced}
-TOOLS=${BENCH_CONN_TOOLS:-host ours debian-pasta}
+TOOLS=${BENCH_CONN_TOOLS:-host ours debian-pasta trixie-pasta}
 THREADS=${BENCH_CONN_THREADS:-1}
 PORTS=${BENCH_CONN_PORTS:-1024 65535}
 TW_BUCKETS=${BENCH_CONN_TW_BUCKETS:-0}
@@ -570,7 +573,7 @@ EOF
 
 bench_need ip nsenter setpriv timeout flock ss awk sysctl sha256sum
 [ -x "$TCPRR" ] || die "$TCPRR not built (make test/tcprr)"
-bench_words BENCH_CONN_TOOLS "$TOOLS" host ours debian-pasta
+bench_words BENCH_CONN_TOOLS "$TOOLS" host ours debian-pasta trixie-pasta
 bench_words BENCH_CONN_CASES "$CASES" outbound hostaddr spliced
 for n in $CONNS; do
 	{ [ "$n" -ge 1 ] && [ "$n" -le 4096 ]; } 2>/dev/null ||

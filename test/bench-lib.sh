@@ -25,6 +25,8 @@
 #   host         CMD runs directly in H as $TEST_USER, no translator
 #   ours         $PASTA --config-net -P PIDFILE -- CMD, as $TEST_USER in H
 #   debian-pasta $DEBIAN_PASTA (/usr/bin/pasta), the same way
+#   trixie-pasta $TRIXIE_PASTA (test/trixie-pasta: Debian 13's pasta from
+#                the Podman test rootfs, a newer upstream), the same way
 #   slirp4netns  `unshare -rn` holds a user + network namespace, slirp4netns
 #                --configure --mtu=65520 --disable-host-loopback
 #                --cidr 192.0.2.0/24 serves it (tap0), CMD runs in it through
@@ -94,7 +96,7 @@
 #                             --quick ("WHAT: VALUE" if ok, else its status,
 #                             LAST_DESC and the tails of its .err files),
 #                             else LAST_DESC as progress; FAILED=1 if it
-#                             failed for a tool other than debian-pasta
+#                             failed for one of ours (not tool_is_peer)
 #   bench_publish STATUS      $WORK/report.md to $OUT (if set) and stdout
 #                             (TAP comments with --quick, done_testing);
 #                             exits STATUS (--quick: the failed tests)
@@ -117,6 +119,7 @@
 #                             NSPREFIX (ip netns exec NS, nsenter ...) enters
 
 DEBIAN_PASTA=${DEBIAN_PASTA:-/usr/bin/pasta}
+TRIXIE_PASTA=${TRIXIE_PASTA:-$TESTDIR/trixie-pasta}
 SLIRP=${SLIRP:-slirp4netns}
 BENCH_RATE_MBIT=${BENCH_RATE_MBIT:-1000}
 DL=${DELAYLINE:-$TESTDIR/delayline}
@@ -260,6 +263,7 @@ tool_ok() {
 	host)		return 0 ;;
 	ours)		[ -x "$PASTA" ] ;;
 	debian-pasta)	[ -x "$DEBIAN_PASTA" ] ;;
+	trixie-pasta)	"$TRIXIE_PASTA" --help >/dev/null 2>&1 ;;
 	slirp4netns)	command -v "$SLIRP" >/dev/null &&
 			command -v unshare >/dev/null &&
 			command -v nsenter >/dev/null ;;
@@ -273,7 +277,28 @@ tool_version() {
 	ours)		"$PASTA" --version 2>&1 | head -n 1 ;;
 	debian-pasta)	echo "$("$DEBIAN_PASTA" --version 2>&1 | head -n 1)" \
 			     "(package passt $(dpkg-query -W -f '${Version}' passt 2>/dev/null))" ;;
+	trixie-pasta)	echo "pasta (Debian 13's package passt" \
+			     "$(dpkg-query --admindir="${PODMAN_ROOTFS:-/var/cache/pasta-test/trixie-rootfs}/var/lib/dpkg" \
+				-W -f '${Version}' passt 2>/dev/null), test/trixie-pasta)" ;;
 	slirp4netns)	"$SLIRP" --version 2>&1 | tr '\n' ' ' | sed 's/ *$//' ;;
+	esac
+}
+
+# tool_bin TOOL - the binary of a pasta-like TOOL
+tool_bin() {
+	case $1 in
+	debian-pasta)	echo "$DEBIAN_PASTA" ;;
+	trixie-pasta)	echo "$TRIXIE_PASTA" ;;
+	*)		echo "$PASTA" ;;
+	esac
+}
+
+# tool_is_peer TOOL - TOOL is another project's: its failures are reported,
+# not ours to fail on
+tool_is_peer() {
+	case $1 in
+	debian-pasta|trixie-pasta|slirp4netns)	return 0 ;;
+	*)					return 1 ;;
 	esac
 }
 
@@ -345,9 +370,9 @@ tool_run() {
 			</dev/null
 		rc=$?
 		;;
-	ours|debian-pasta)
-		local bin=$PASTA
-		[ "$tool" = debian-pasta ] && bin=$DEBIAN_PASTA
+	ours|debian-pasta|trixie-pasta)
+		local bin
+		bin=$(tool_bin "$tool")
 		rm -f "$WORK/u/$name.tpid"
 		PASTA=$bin PASTA_DIRECT=0 pasta_run "$name" "$secs" \
 			-P "$WORK/u/$name.tpid" -- "$@"
@@ -442,9 +467,9 @@ _holder() {
 }
 
 bench_t_start() {
-	local tool=$1 name=$2 port=$3 secs=$4 bin=$PASTA
+	local tool=$1 name=$2 port=$3 secs=$4 bin
 	T_PID='' T_HOLD=''
-	[ "$tool" = debian-pasta ] && bin=$DEBIAN_PASTA
+	bin=$(tool_bin "$tool")
 	rm -f "$WORK/u/$name.tpid"
 	# The translator's output: $WORK/NAME-t.out and .err
 	PASTA=$bin PASTA_DIRECT=0 pasta_bg "$name-t" $((secs + 10)) \
@@ -495,7 +520,7 @@ ns_listening() {
 
 bench_args() {
 	# Before the script's defaults fill the rest (they are not exported)
-	BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|SLIRP|DELAYLINE|TCPRR)=' |
+	BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|TRIXIE_PASTA|SLIRP|DELAYLINE|TCPRR)=' |
 		    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
 	BENCH_ARGS="$*"
 	quick_arg "$@"
@@ -646,7 +671,7 @@ bench_tally() {
 	else
 		say "$LAST_DESC"
 	fi
-	if [ "$LAST_STATUS" != ok ] && [ "$tool" != debian-pasta ]; then
+	if [ "$LAST_STATUS" != ok ] && ! tool_is_peer "$tool"; then
 		FAILED=1
 	fi
 	return 0

@@ -37,7 +37,8 @@
 # For each RTT of BENCH_MTU_RTTS (fresh H and R), each run, each direction
 # (upload; download: iperf3 -R): host once, then for each MTU of
 # BENCH_MTU_MTUS each translator of BENCH_MTU_TOOLS (ours: ./pasta -m MTU,
-# measured from a copy; debian-pasta: /usr/bin/pasta -m MTU), so the tools
+# measured from a copy; debian-pasta: /usr/bin/pasta -m MTU; trixie-pasta:
+# Debian 13's, test/trixie-pasta -m MTU), so the tools
 # of one row are measured side by side.  Each measurement: `iperf3 -c
 # 198.51.100.1 -t SECS -J` to a fresh `iperf3 -s -1` in R, bounded by
 # timeout(1), through bench-inner.sh (congestion control and buffers in
@@ -51,7 +52,8 @@
 # Environment (defaults in brackets; --quick changes the ones marked *):
 #   BENCH_MTU_RTTS*   RTTs in ms ["0 50"]; --quick: 0
 #   BENCH_MTU_MTUS    MTUs of the translator's namespace ["1500 9000 65520"]
-#   BENCH_MTU_TOOLS   ["host ours debian-pasta"]
+#   BENCH_MTU_TOOLS   ["host ours debian-pasta trixie-pasta"];
+#                     --quick: "host ours debian-pasta"
 #   BENCH_MTU_SECS*   iperf3 duration, s [10]; --quick: 2
 #   BENCH_MTU_RUNS*   runs per measurement, median [3]; --quick: 1
 #   BENCH_MTU_CC      congestion control in H, R and the namespace [cubic];
@@ -83,13 +85,14 @@ if [ $QUICK = 1 ]; then
 	BENCH_MTU_RTTS=${BENCH_MTU_RTTS:-0}
 	BENCH_MTU_SECS=${BENCH_MTU_SECS:-2}
 	BENCH_MTU_RUNS=${BENCH_MTU_RUNS:-1}
+	BENCH_MTU_TOOLS=${BENCH_MTU_TOOLS:-host ours debian-pasta}
 	OUT=${BENCH_MTU_OUT:-}
 else
 	OUT=${BENCH_MTU_OUT:-$TOPDIR/doc/benchmarks-mtu.md}
 fi
 RTTS=${BENCH_MTU_RTTS:-0 50}
 MTUS=${BENCH_MTU_MTUS:-1500 9000 65520}
-TOOLS=${BENCH_MTU_TOOLS:-host ours debian-pasta}
+TOOLS=${BENCH_MTU_TOOLS:-host ours debian-pasta trixie-pasta}
 SECS=${BENCH_MTU_SECS:-10}
 RUNS=${BENCH_MTU_RUNS:-3}
 CC=${BENCH_MTU_CC:-cubic}
@@ -186,7 +189,7 @@ check() {
 		ok 1 "$LAST_DESC"
 		diag_file "$WORK/$LAST_NAME.err" 10
 	fi
-	if [ "$LAST_STATUS" != ok ] && [ "$1" != debian-pasta ]; then
+	if [ "$LAST_STATUS" != ok ] && ! tool_is_peer "$1"; then
 		FAILED=1
 	fi
 }
@@ -416,8 +419,8 @@ done
 [ -x "$PY" ] || die "$PY not installed"
 for t in $TOOLS; do
 	case $t in
-	host|ours|debian-pasta) ;;
-	*) die "BENCH_MTU_TOOLS: host, ours and/or debian-pasta, not $t" ;;
+	host|ours|debian-pasta|trixie-pasta) ;;
+	*) die "BENCH_MTU_TOOLS: host, ours, debian-pasta and/or trixie-pasta, not $t" ;;
 	esac
 done
 for m in $MTUS; do

@@ -32,9 +32,10 @@
 #             pasta sends through the tap (host: nginx in H, wrk in H to
 #             that address)
 # Tools (BENCH_RR_TOOLS): host (no translator: the reference), ours
-# (./pasta, measured from a copy), debian-pasta (/usr/bin/pasta).  In the
-# tool's namespace nginx runs as root in the initial user namespace, joined
-# to that network namespace only (nsenter -n), exactly as in H and R.
+# (./pasta, measured from a copy), debian-pasta (/usr/bin/pasta),
+# trixie-pasta (Debian 13's, test/trixie-pasta).  In the tool's namespace
+# nginx runs as root in the initial user namespace, joined to that network
+# namespace only (nsenter -n), exactly as in H and R.
 # Every measurement is `wrk -t T -c N -d SECS --latency` (T = 2, or 1 for
 # one connection: wrk wants at least one connection per thread), bounded
 # by timeout(1); the translator and nginx are started afresh for each
@@ -51,7 +52,8 @@
 #   BENCH_RR_RUNS*    runs per measurement, median [3]; --quick: 1
 #   BENCH_RR_CONNS*   connection counts ["1 32 128"]; --quick: "1 32"
 #   BENCH_RR_CASES    ["outbound spliced hostaddr"]
-#   BENCH_RR_TOOLS    ["host ours debian-pasta"]
+#   BENCH_RR_TOOLS    ["host ours debian-pasta trixie-pasta"];
+#                     --quick: "host ours debian-pasta"
 #   BENCH_RR_OUT*     Markdown report [doc/benchmarks-rr.md at the top
 #                     level]; --quick: none unless set
 #   BENCH_RR_PORT_OUT nginx's port in R [8080]
@@ -82,6 +84,7 @@ if [ $QUICK = 1 ]; then
 	BENCH_RR_SECS=${BENCH_RR_SECS:-2}
 	BENCH_RR_RUNS=${BENCH_RR_RUNS:-1}
 	BENCH_RR_CONNS=${BENCH_RR_CONNS:-1 32}
+	BENCH_RR_TOOLS=${BENCH_RR_TOOLS:-host ours debian-pasta}
 	OUT=${BENCH_RR_OUT:-}
 else
 	OUT=${BENCH_RR_OUT:-$TOPDIR/doc/benchmarks-rr.md}
@@ -90,7 +93,7 @@ SECS=${BENCH_RR_SECS:-10}
 RUNS=${BENCH_RR_RUNS:-3}
 CONNS=${BENCH_RR_CONNS:-1 32 128}
 CASES=${BENCH_RR_CASES:-outbound spliced hostaddr}
-TOOLS=${BENCH_RR_TOOLS:-host ours debian-pasta}
+TOOLS=${BENCH_RR_TOOLS:-host ours debian-pasta trixie-pasta}
 PORT_OUT=${BENCH_RR_PORT_OUT:-8080}
 PORT_IN=${BENCH_RR_PORT_IN:-18080}
 LISTEN6=${BENCH_RR_LISTEN6:-1}
@@ -546,7 +549,7 @@ EOF
 # --- main ----------------------------------------------------------------------------
 
 bench_need ip nsenter setpriv timeout flock ss awk
-bench_words BENCH_RR_TOOLS "$TOOLS" host ours debian-pasta
+bench_words BENCH_RR_TOOLS "$TOOLS" host ours debian-pasta trixie-pasta
 bench_words BENCH_RR_CASES "$CASES" outbound spliced hostaddr
 for n in $CONNS; do
 	[ "$n" -ge 1 ] 2>/dev/null || die "BENCH_RR_CONNS: positive numbers, not $n"
