@@ -29,6 +29,7 @@
 #include "ndp.h"
 #include "netlink.h"
 #include "passt.h"
+#include "resolv.h"
 
 /* Long options without a short form: values above any character */
 enum {
@@ -1138,5 +1139,5 @@ void conf(struct ctx *c, int argc, char **argv)
 	if (c->mode == MODE_PASTA && c->config_net)
 		c->no_ra = true;
 	/* What DHCP, DHCPv6 and RAs hand out, and where DNS goes */
-	dhcp_conf_resolv(c);
+	resolv_conf(c);
 }

@@ -592,8 +592,8 @@ static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
 	int i = inany_idx(a);
 
 	if (port == DNS_PORT && inany_equals(a, &c->dns_match[i]) &&
-	    inany_is_set(&c->dns_host)) {
-		*a = c->dns_host;
+	    c->dns_up_n) {
+		*a = c->dns_up[0].addr;
 	} else if (inany_equals(a, &c->map_guest[i])) {
 		ip_guest_addr(c, inany_family(a), a);
 	} else if (inany_equals(a, &c->map_host_lo[i])) {

@@ -22,6 +22,7 @@ struct fwd_table;
 #define DNS6_MAX		3
 #define DNS_SEARCH_MAX		6
 #define DNS_NAME_MAX		254
+#define DNS_UP_MAX		3	/* resolv.conf(5): MAXNS */
 
 enum mode {
 	MODE_PASST,
@@ -65,6 +66,14 @@ static_assert(sizeof(union epoll_ref) == sizeof(uint64_t),
 	      "epoll_ref must fit in epoll_event.data");
 
 /**
+ * struct dns_upstream - a resolver of the host, where --dns-forward goes
+ * @addr:		its address
+ */
+struct dns_upstream {
+	union inany_addr addr;
+};
+
+/**
  * struct ctx - configuration and run-time state of the daemon
  */
 struct ctx {
@@ -95,7 +104,12 @@ struct ctx {
 	union inany_addr map_host_lo[INANY_FAMILIES];	/* to host's lo */
 	union inany_addr map_guest[INANY_FAMILIES];	/* to host's address */
 	union inany_addr dns_match[INANY_FAMILIES];	/* --dns-forward */
-	union inany_addr dns_host;	/* where --dns-forward queries go */
+	union inany_addr dns_host;	/* --dns-host, unspecified if not given */
+	/* where --dns-forward queries go, in order: --dns-host, or else the
+	 * name servers of resolv.conf (resolv.c)
+	 */
+	struct dns_upstream dns_up[DNS_UP_MAX];
+	int dns_up_n;
 	union inany_addr outbound[INANY_FAMILIES];	/* -o: bind to */
 	char outbound_if[INANY_FAMILIES][IFNAMSIZ];	/* --outbound-if4/6 */
 	char host_ifname[IFNAMSIZ];	/* -i: host interface to copy */
@@ -124,6 +138,11 @@ struct ctx {
 	int dns4_n;
 	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */
 	int dns_search_n;
+
+	/* What resolv.conf feeds (resolv.c) */
+	bool resolv_dns;		/* dns4, dns6: no -D, no --dns-forward */
+	bool resolv_search;		/* dns_search: no -S */
+	bool resolv_up;			/* dns_up: no --dns-host */
 
 	char hostname[HOST_NAME_MAX + 1];	/* -H */
 	char fqdn[DNS_NAME_MAX + 1];		/* --fqdn */

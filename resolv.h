@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RESOLV_H
+#define RESOLV_H
+
+struct ctx;
+
+void resolv_conf(struct ctx *c);
+void resolv_conf_file(struct ctx *c, const char *path);
+
+#endif /* RESOLV_H */
