@@ -36,7 +36,7 @@
  * plain BOOTP (no message type), which is dropped as malformed.
  *
  * Name servers and the search list come from -D and -S, or else from
- * /etc/resolv.conf at start-up (resolv.c). A name server on the
+ * /etc/resolv.conf, followed as it changes (resolv.c). A name server on the
  * host's loopback is offered as the gateway address, which udp.c maps to
  * 127.0.0.1: that works for 127.0.0.1 only, so other loopback addresses
  * (127.0.0.53, systemd-resolved) are left out.

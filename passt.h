@@ -44,6 +44,7 @@ enum epoll_type {
 	EPOLL_TYPE_SPLICE,	/* a socket of a -T connection */
 	EPOLL_TYPE_SPLICE_LISTEN,	/* -T listener, in the namespace */
 	EPOLL_TYPE_UDP_NS_LISTEN,	/* -U socket, in the namespace */
+	EPOLL_TYPE_RESOLV,	/* inotify: resolv.conf may have changed */
 	EPOLL_TYPE_MAX,
 };
 
@@ -110,6 +111,7 @@ struct ctx {
 	 */
 	struct dns_upstream dns_up[DNS_UP_MAX];
 	int dns_up_n;
+	uint32_t dns_up_gen;		/* changes with the list */
 	union inany_addr outbound[INANY_FAMILIES];	/* -o: bind to */
 	char outbound_if[INANY_FAMILIES][IFNAMSIZ];	/* --outbound-if4/6 */
 	char host_ifname[IFNAMSIZ];	/* -i: host interface to copy */
@@ -139,7 +141,8 @@ struct ctx {
 	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */
 	int dns_search_n;
 
-	/* What resolv.conf feeds (resolv.c) */
+	/* What resolv.conf feeds, and keeps feeding as it changes (resolv.c) */
+	bool no_follow_host;		/* --no-follow-host: read it once */
 	bool resolv_dns;		/* dns4, dns6: no -D, no --dns-forward */
 	bool resolv_search;		/* dns_search: no -S */
 	bool resolv_up;			/* dns_up: no --dns-host */

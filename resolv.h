@@ -6,5 +6,8 @@ struct ctx;
 
 void resolv_conf(struct ctx *c);
 void resolv_conf_file(struct ctx *c, const char *path);
+void resolv_watch(struct ctx *c);
+void resolv_handler(struct ctx *c);
+int resolv_up_pick(const struct ctx *c);
 
 #endif /* RESOLV_H */

@@ -10,6 +10,8 @@
  * the sender, and the guest's replies leave through the same shared socket
  * with sendto(), so the sender sees them come from the port it used. Flows
  * expire after UDP_IDLE_TIMEOUT_MS without traffic either way (flow_timer()).
+ * A query to --dns-forward goes to the host's resolver resolv.c picks; its
+ * flow ends once resolv.conf names others (udp_dns_moved()).
  */
 
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include "log.h"
 #include "passt.h"
 #include "pasta.h"
+#include "resolv.h"
 #include "splice.h"
 #include "tap.h"
 #include "udp.h"
@@ -143,6 +146,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf->f.active_at = c->now;
 	uf->sock = s;
 	uf->listen_fd = -1;
+	uf->dns_up = -1;
 
 	if (s >= 0) {
 		if (connect(s, &dst->sa, dl)) {
@@ -170,6 +174,7 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 {
 	union sockaddr_inany sa;
 	char str[FLOW_STRLEN];
+	struct udp_flow *uf;
 	socklen_t sl;
 	int s;
 
@@ -180,7 +185,27 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 			      flow_str(key, str, sizeof(str)), strerror(-s));
 		return NULL;
 	}
-	return udp_flow_new(c, key, s, &sa, sl);
+	uf = udp_flow_new(c, key, s, &sa, sl);
+	if (uf) {
+		uf->dns_up = ip_dns_up(c, &key->paddr, key->pport);
+		uf->dns_gen = c->dns_up_gen;
+	}
+	return uf;
+}
+
+/**
+ * udp_dns_moved() - does a --dns-forward flow go to a resolver we left?
+ * @c:		execution context
+ * @uf:		flow
+ *
+ * resolv.conf changed: the guest's next query, if it comes from the same
+ * port, gets a new flow to the resolver we use now.
+ *
+ * Return: true if it does
+ */
+static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
+{
+	return uf->dns_up >= 0 && uf->dns_gen != c->dns_up_gen;
 }
 
 /**
@@ -245,6 +270,10 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 	key.pport = ntohs(uh->dest);
 
 	idx = flow_lookup(&key);
+	if (idx >= 0 && udp_dns_moved(c, &flowtab[idx].udp)) {
+		flow_close(idx);
+		idx = -1;
+	}
 	uf = idx >= 0 ? &flowtab[idx].udp : udp_outbound_flow(c, &key);
 	if (!uf)
 		return;
