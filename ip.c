@@ -600,7 +600,8 @@ int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port)
  * The address of --map-host-loopback (by default the gateway, unless
  * --no-map-gw) stands for the host's loopback; --map-guest-addr stands for
  * the host's own address, which the guest shadows; DNS queries to
- * --dns-forward go to --dns-host, or the host's first resolver (resolv.c).
+ * --dns-forward go to --dns-host, or the host's first resolver that
+ * answers (resolv.c).
  */
 static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
 			   uint16_t port)

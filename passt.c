@@ -267,6 +267,7 @@ static void main_loop(struct ctx *c)
 		next = MIN(tcp_timer(c), ndp_timer(c));
 		flow_timer(c);
 		pasta_netns_poll(c);
+		resolv_timer(c);
 		fwd_auto_scan(c);
 		stats_periodic(c);
 		flow_defer_free(c);

@@ -69,9 +69,16 @@ static_assert(sizeof(union epoll_ref) == sizeof(uint64_t),
 /**
  * struct dns_upstream - a resolver of the host, where --dns-forward goes
  * @addr:		its address
+ * @pending_since:	when a query went to it that no answer followed
+ *			yet (ms), 0 if none
+ * @failed_until:	skipped until then (ms): it didn't answer in time
+ * @down_logged:	its failure was logged at info level already
  */
 struct dns_upstream {
 	union inany_addr addr;
+	int64_t pending_since;
+	int64_t failed_until;
+	bool down_logged;
 };
 
 /**

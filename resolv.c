@@ -18,8 +18,12 @@
  * in place, changes nothing either. Any change is logged once, old and
  * new, and what the guest already holds (a DHCP lease) stays as it is:
  * --dns-forward, which the guest keeps using, follows at once.
- * Bounded: at most DNS_UP_MAX resolvers, RESOLV_LINES_MAX lines of
- * RESOLV_LINE_MAX bytes.
+ *
+ * Several resolvers: UDP queries go to the first that isn't marked as
+ * failed; one that doesn't answer within RESOLV_UP_TIMEOUT_S of a query
+ * is marked for RESOLV_UP_FAILED_S, and the next query goes to the next
+ * one. We resend nothing: the guest's resolver retries. Bounded: at most
+ * DNS_UP_MAX resolvers, RESOLV_LINES_MAX lines of RESOLV_LINE_MAX bytes.
  */
 
 #include <arpa/inet.h>
@@ -45,6 +49,10 @@
 #define RESOLV_LINES_MAX	1000
 #define RESOLV_EVENTS		(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | \
 				 IN_DELETE | IN_MOVED_FROM)
+#define RESOLV_UP_TIMEOUT_S	2
+#define RESOLV_UP_TIMEOUT_MS	(RESOLV_UP_TIMEOUT_S * MS_PER_S)
+#define RESOLV_UP_FAILED_S	30
+#define RESOLV_UP_FAILED_MS	(RESOLV_UP_FAILED_S * MS_PER_S)
 
 /**
  * struct resolv_conf - what one reading of resolv.conf gives
@@ -525,9 +533,78 @@ void resolv_handler(struct ctx *c)
  * resolv_up_pick() - the resolver a --dns-forward query goes to now
  * @c:		execution context
  *
- * Return: index in c->dns_up, -1 if there is none
+ * Return: index in c->dns_up: the first not marked as failed, or, if all
+ *	   are, the first to come back; -1 if there is none
  */
 int resolv_up_pick(const struct ctx *c)
 {
-	return c->dns_up_n ? 0 : -1;
+	int i, best = -1;
+
+	for (i = 0; i < c->dns_up_n; i++) {
+		if (c->dns_up[i].failed_until <= c->now)
+			return i;
+		if (best < 0 ||
+		    c->dns_up[i].failed_until < c->dns_up[best].failed_until)
+			best = i;
+	}
+	return best;
+}
+
+/**
+ * resolv_up_sent() - a query went to a resolver: it should answer in time
+ * @c:		execution context
+ * @i:		its index in c->dns_up
+ */
+void resolv_up_sent(struct ctx *c, int i)
+{
+	if (i < c->dns_up_n && !c->dns_up[i].pending_since)
+		c->dns_up[i].pending_since = c->now;
+}
+
+/**
+ * resolv_up_answered() - a resolver answered: it's there
+ * @c:		execution context
+ * @i:		its index in c->dns_up
+ */
+void resolv_up_answered(struct ctx *c, int i)
+{
+	if (i >= c->dns_up_n)
+		return;
+	c->dns_up[i].pending_since = 0;
+	c->dns_up[i].failed_until = 0;
+	c->dns_up[i].down_logged = false;
+}
+
+/**
+ * resolv_timer() - mark resolvers that left a query unanswered too long
+ * @c:		execution context
+ *
+ * Runs at least once a second (passt.c, loop_timeout()).
+ */
+void resolv_timer(struct ctx *c)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int i, next;
+
+	for (i = 0; i < c->dns_up_n; i++) {
+		struct dns_upstream *u = &c->dns_up[i];
+
+		if (!u->pending_since ||
+		    c->now - u->pending_since < RESOLV_UP_TIMEOUT_MS)
+			continue;
+		u->pending_since = 0;
+		u->failed_until = c->now + RESOLV_UP_FAILED_MS;
+		next = resolv_up_pick(c);
+		if (next == i || u->down_logged) {
+			debug("DNS: resolver %s didn't answer",
+			      inany_ntop(&u->addr, a, sizeof(a)));
+			continue;
+		}
+		u->down_logged = true;
+		info("DNS: resolver %s didn't answer in %d s: queries go to %s "
+		     "for %d s", inany_ntop(&u->addr, a, sizeof(a)),
+		     RESOLV_UP_TIMEOUT_S,
+		     inany_ntop(&c->dns_up[next].addr, b, sizeof(b)),
+		     RESOLV_UP_FAILED_S);
+	}
 }

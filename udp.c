@@ -11,7 +11,8 @@
  * with sendto(), so the sender sees them come from the port it used. Flows
  * expire after UDP_IDLE_TIMEOUT_MS without traffic either way (flow_timer()).
  * A query to --dns-forward goes to the host's resolver resolv.c picks; its
- * flow ends once resolv.conf names others (udp_dns_moved()).
+ * flow notes which, so that resolv.c learns whether it answers, and ends
+ * once resolv.c moves to another (udp_dns_moved()).
  */
 
 #include <errno.h>
@@ -198,14 +199,16 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
  * @c:		execution context
  * @uf:		flow
  *
- * resolv.conf changed: the guest's next query, if it comes from the same
- * port, gets a new flow to the resolver we use now.
+ * resolv.conf changed, or the flow's resolver didn't answer in time: the
+ * guest's next query, if it comes from the same port, gets a new flow to
+ * the resolver we use now.
  *
  * Return: true if it does
  */
 static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
 {
-	return uf->dns_up >= 0 && uf->dns_gen != c->dns_up_gen;
+	return uf->dns_up >= 0 && (uf->dns_gen != c->dns_up_gen ||
+				   uf->dns_up != resolv_up_pick(c));
 }
 
 /**
@@ -281,6 +284,8 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 		udp_to_sender(c, uf, l4.data, l4.len);
 	else if (send(uf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
 		debug("UDP: send: %s", strerror(errno));
+	else if (uf->dns_up >= 0)
+		resolv_up_sent(c, uf->dns_up);
 	uf->f.active_at = c->now;
 }
 
@@ -467,6 +472,8 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 
 		if (n < 0)
 			return;
+		if (uf->dns_up >= 0 && uf->dns_gen == c->dns_up_gen)
+			resolv_up_answered(c, uf->dns_up);
 		if (uf->f.key.spliced)
 			udp_to_sender(c, uf, payload, n);
 		else if ((size_t)n <= udp_payload_max(c, uf))
