@@ -29,6 +29,7 @@
 #include "ndp.h"
 #include "netlink.h"
 #include "passt.h"
+#include "resolv.h"
 
 /* Long options without a short form: values above any character */
 enum {
@@ -63,6 +64,7 @@ enum {
 	OPT_OUTBOUND_IF4,
 	OPT_OUTBOUND_IF6,
 	OPT_NS_MAC_ADDR,
+	OPT_NO_FOLLOW_HOST,
 };
 
 /* Options that only set a flag */
@@ -84,6 +86,7 @@ static const struct {
 	{ OPT_NETNS_ONLY,	offsetof(struct ctx, netns_only) },
 	{ OPT_NO_NETNS_QUIT,	offsetof(struct ctx, no_netns_quit) },
 	{ OPT_NO_SPLICE,	offsetof(struct ctx, no_splice) },
+	{ OPT_NO_FOLLOW_HOST,	offsetof(struct ctx, no_follow_host) },
 	{ OPT_CONFIG_NET,	offsetof(struct ctx, config_net) },
 	{ 'f',			offsetof(struct ctx, foreground) },
 	{ 'q',			offsetof(struct ctx, quiet) },
@@ -130,6 +133,7 @@ static const struct option conf_opts[] = {
 	{ "netns-only",	no_argument,		NULL, OPT_NETNS_ONLY },
 	{ "no-netns-quit", no_argument,		NULL, OPT_NO_NETNS_QUIT },
 	{ "no-map-gw",	no_argument,		NULL, OPT_NO_MAP_GW },
+	{ "no-follow-host", no_argument,	NULL, OPT_NO_FOLLOW_HOST },
 	{ "map-host-loopback", required_argument, NULL, OPT_MAP_HOST_LOOPBACK },
 	{ "map-guest-addr", required_argument,	NULL, OPT_MAP_GUEST_ADDR },
 	{ "version",	no_argument,		NULL, OPT_VERSION },
@@ -201,8 +205,11 @@ static void usage(const char *name, FILE *f, int status)
 		"  -D, --dns ADDR         DNS server, IPv4 or IPv6, for DHCP, DHCPv6\n"
 		"                         and RAs (repeat; default: resolv.conf)\n"
 		"      --dns-forward ADDR DNS queries to ADDR go to the host's resolver\n"
-		"      --dns-host ADDR    that resolver (default: resolv.conf's first)\n"
+		"      --dns-host ADDR    that resolver (default: resolv.conf's, the\n"
+		"                         first that answers)\n"
 		"  -S, --search LIST      DNS search list (default: resolv.conf)\n"
+		"      --no-follow-host   read resolv.conf at start-up only, don't\n"
+		"                         follow its changes\n"
 		"  -H, --hostname NAME    host name for DHCP (option 12)\n"
 		"      --fqdn NAME        fully qualified name for DHCP (option\n"
 		"                         81) and DHCPv6 (option 39)\n"
@@ -1138,5 +1145,5 @@ void conf(struct ctx *c, int argc, char **argv)
 	if (c->mode == MODE_PASTA && c->config_net)
 		c->no_ra = true;
 	/* What DHCP, DHCPv6 and RAs hand out, and where DNS goes */
-	dhcp_conf_resolv(c);
+	resolv_conf(c);
 }

@@ -36,14 +36,13 @@
  * plain BOOTP (no message type), which is dropped as malformed.
  *
  * Name servers and the search list come from -D and -S, or else from
- * /etc/resolv.conf at start-up (dhcp_conf_resolv()). A name server on the
+ * /etc/resolv.conf, followed as it changes (resolv.c). A name server on the
  * host's loopback is offered as the gateway address, which udp.c maps to
  * 127.0.0.1: that works for 127.0.0.1 only, so other loopback addresses
  * (127.0.0.53, systemd-resolved) are left out.
  */
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/udp.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -68,9 +67,6 @@
 #define DHCP_IP_UDP_LEN		(20 + 8)
 #define DHCP_MSG_MAX		(DHCP_DGRAM_MAX - DHCP_IP_UDP_LEN)
 #define DHCP_OPT_LEN_MAX	255
-#define RESOLV_PATH		"/etc/resolv.conf"
-#define RESOLV_LINE_MAX		4096
-#define RESOLV_LINES_MAX	1000
 
 /* dhcp_msg_fill(): the smallest reply still has room for all we must send */
 static_assert(MTU_MIN >= DHCP_DGRAM_MIN, "a reply must fit in 576 bytes");
@@ -413,7 +409,7 @@ static bool dhcp_opt_put(struct dhcp_out *o, uint8_t code, const void *val,
  *	   127.0.0.1 with an address standing for it (--map-host-loopback,
  *	   by default the gateway)
  */
-static bool dhcp_dns_usable(const struct ctx *c, struct in_addr a)
+bool dhcp_dns_usable(const struct ctx *c, struct in_addr a)
 {
 	uint32_t h = ntohl(a.s_addr);
 
@@ -649,134 +645,4 @@ void dhcp_input(struct ctx *c, struct pkt_view v)
 		return;
 	}
 	dhcp_reply(c, &r, &d);
-}
-
-/**
- * dhcp_resolv_search() - take the search list from a "search" or "domain"
- * line of resolv.conf, the rest of which is in @save
- * @c:		execution context
- * @save:	strtok_r() state after the keyword
- * @max:	names to take: DNS_SEARCH_MAX, or 1 for "domain"
- */
-static void dhcp_resolv_search(struct ctx *c, char **save, int max)
-{
-	char *w;
-
-	c->dns_search_n = 0;	/* resolv.conf(5): the last line wins */
-	while (c->dns_search_n < max &&
-	       (w = strtok_r(NULL, " \t\r\n", save))) {
-		size_t l = strlen(w);
-
-		if (l > 1 && w[l - 1] == '.')
-			w[--l] = '\0';
-		if (w[0] == '.' || l >= DNS_NAME_MAX) {
-			debug("DHCP: search domain '%s' ignored", w);
-			continue;
-		}
-		memcpy(c->dns_search[c->dns_search_n++], w, l + 1);
-	}
-}
-
-/**
- * dhcp_resolv_nameserver() - take a name server from resolv.conf
- * @c:		execution context
- * @w:		its address: IPv4, or IPv6 (for DHCPv6 and RAs, which decide
- *		themselves what the guest can reach); anything else is skipped
- * @for_guest:	hand it to the guest; the first one is, in any case, where
- *		--dns-forward sends queries unless --dns-host
- */
-static void dhcp_resolv_nameserver(struct ctx *c, const char *w,
-				   bool for_guest)
-{
-	struct in6_addr a6;
-	struct in_addr a;
-
-	if (!inany_is_set(&c->dns_host)) {
-		if (inet_pton(AF_INET, w, &a) == 1)
-			inany_from_v4(&c->dns_host, a);
-		else if (inet_pton(AF_INET6, w, &a6) == 1)
-			c->dns_host.a6 = a6;
-	}
-	if (!for_guest)
-		return;
-	if (inet_pton(AF_INET, w, &a) == 1) {
-		if (!dhcp_dns_usable(c, a))
-			debug("DHCP: name server %s unreachable for guest", w);
-		else if (c->dns4_n < DNS4_MAX)
-			c->dns4[c->dns4_n++] = a;
-	} else if (inet_pton(AF_INET6, w, &a6) == 1 && c->dns6_n < DNS6_MAX) {
-		c->dns6[c->dns6_n++] = a6;
-	}
-}
-
-/**
- * dhcp_resolv_line() - take what we need from one line of resolv.conf
- * @c:		execution context
- * @line:	the line, modified
- * @dns:	take name servers
- * @search:	take the search list
- */
-static void dhcp_resolv_line(struct ctx *c, char *line, bool dns,
-			     bool search)
-{
-	char *save, *kw = strtok_r(line, " \t\r\n", &save), *w;
-
-	if (!kw)
-		return;
-	if (!strcmp(kw, "nameserver")) {
-		w = strtok_r(NULL, " \t\r\n", &save);
-		if (w)
-			dhcp_resolv_nameserver(c, w, dns);
-	} else if (search && !strcmp(kw, "search")) {
-		dhcp_resolv_search(c, &save, DNS_SEARCH_MAX);
-	} else if (search && !strcmp(kw, "domain")) {
-		dhcp_resolv_search(c, &save, 1);
-	}
-}
-
-/**
- * dhcp_conf_resolv_file() - name servers and search list from a file
- * @c:		execution context
- * @path:	file in resolv.conf(5) format
- *
- * Fills c->dns4 and c->dns6 if both are empty and not --no-dhcp-dns,
- * c->dns_search if empty and not --no-dhcp-search, c->dns_host if not set.
- * A missing file is not an error: nothing is filled.
- * Lines longer than RESOLV_LINE_MAX are skipped.
- */
-void dhcp_conf_resolv_file(struct ctx *c, const char *path)
-{
-	bool dns = !c->dns4_n && !c->dns6_n && !c->no_dhcp_dns;
-	bool search = !c->dns_search_n && !c->no_dhcp_search;
-	char line[RESOLV_LINE_MAX];
-	int n, ch;
-	FILE *f;
-
-	if (!dns && !search && inany_is_set(&c->dns_host))
-		return;
-	f = fopen(path, "re");
-	if (!f) {
-		debug("DHCP: can't read %s: %s", path, strerror(errno));
-		return;
-	}
-	for (n = 0; n < RESOLV_LINES_MAX && fgets(line, sizeof(line), f); n++) {
-		if (!strchr(line, '\n') && !feof(f)) {
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
-			continue;
-		}
-		dhcp_resolv_line(c, line, dns, search);
-	}
-	fclose(f);
-	debug("DHCP: %d IPv4 and %d IPv6 name servers, %d search domains "
-	      "after %s", c->dns4_n, c->dns6_n, c->dns_search_n, path);
-}
-
-/**
- * dhcp_conf_resolv() - name servers and search list from /etc/resolv.conf
- * @c:		execution context
- */
-void dhcp_conf_resolv(struct ctx *c)
-{
-	dhcp_conf_resolv_file(c, RESOLV_PATH);
 }

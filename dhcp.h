@@ -3,6 +3,7 @@
 #define DHCP_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 
 #include "pkt.h"
 
@@ -13,7 +14,6 @@ struct ctx;
 
 void dhcp_input(struct ctx *c, struct pkt_view v);
 int dhcp_dns_offer(const struct ctx *c, struct in_addr *dns);
-void dhcp_conf_resolv(struct ctx *c);
-void dhcp_conf_resolv_file(struct ctx *c, const char *path);
+bool dhcp_dns_usable(const struct ctx *c, struct in_addr a);
 
 #endif /* DHCP_H */

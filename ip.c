@@ -48,6 +48,7 @@
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
+#include "resolv.h"
 #include "tap.h"
 #include "tcp.h"
 #include "udp.h"
@@ -576,6 +577,21 @@ bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
 }
 
 /**
+ * ip_dns_up() - the host's resolver a guest's destination stands for
+ * @c:		execution context
+ * @a:		destination the guest used
+ * @port:	destination port
+ *
+ * Return: index in c->dns_up for a DNS query to --dns-forward, else -1
+ */
+int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port)
+{
+	if (port != DNS_PORT || !inany_equals(a, &c->dns_match[inany_idx(a)]))
+		return -1;
+	return resolv_up_pick(c);
+}
+
+/**
  * ip_map_to_host() - where on the host a destination of the guest is
  * @c:		execution context
  * @a:		destination the guest used, changed if mapped
@@ -584,16 +600,16 @@ bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
  * The address of --map-host-loopback (by default the gateway, unless
  * --no-map-gw) stands for the host's loopback; --map-guest-addr stands for
  * the host's own address, which the guest shadows; DNS queries to
- * --dns-forward go to --dns-host, or the host's first resolver.
+ * --dns-forward go to --dns-host, or the host's first resolver that
+ * answers (resolv.c).
  */
 static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
 			   uint16_t port)
 {
-	int i = inany_idx(a);
+	int i = inany_idx(a), up = ip_dns_up(c, a, port);
 
-	if (port == DNS_PORT && inany_equals(a, &c->dns_match[i]) &&
-	    inany_is_set(&c->dns_host)) {
-		*a = c->dns_host;
+	if (up >= 0) {
+		*a = c->dns_up[up].addr;
 	} else if (inany_equals(a, &c->map_guest[i])) {
 		ip_guest_addr(c, inany_family(a), a);
 	} else if (inany_equals(a, &c->map_host_lo[i])) {

@@ -63,6 +63,7 @@ int ip_flow_sock(const struct ctx *c, int type, int proto,
 		 const union inany_addr *paddr, uint16_t port, uint16_t sport,
 		 union sockaddr_inany *sa, socklen_t *sl);
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer);
+int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port);
 bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a);
 bool ip_family_on(const struct ctx *c, int family);
 int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,

@@ -17,8 +17,8 @@
  *  - not dumpable: no core file, no ptrace by our user, /proc/PID root's;
  *  - no filesystem: new mount, IPC and UTS namespaces, the root an empty
  *    read-only tmpfs (what we still reach, the pcap and log files, the
- *    --netns file's and the socket's directories, is held open from
- *    before); passt, not root, first makes a user namespace of its own to
+ *    --netns file's, the socket's and resolv.conf's directories, is held
+ *    open from before); passt, not root, first makes a user namespace of its own to
  *    be allowed to, as it needs nothing outside it any more;
  *  - seccomp: a filter allows exactly the system calls the loop makes,
  *    listed in isolate_syscalls[] with what makes each (clone() and setns()
@@ -237,6 +237,10 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	ANY(__NR_wait4), ANY(__NR_exit),
 	/* pasta: has the --netns file gone? */
 	ANY(__NR_newfstatat), ANY(__NR_fstat),
+	/* resolv.conf changed: read it again through its directory, held
+	 * open, and see where its symbolic link leads now (resolv.c)
+	 */
+	ANY(__NR_openat), ANY(__NR_readlinkat),
 	/* signals (SIGSYS's handler), the end: passt's socket file */
 	ANY(__NR_rt_sigreturn), ANY(__NR_unlinkat), ANY(__NR_exit_group),
 #ifdef __SANITIZE_ADDRESS__
@@ -247,8 +251,7 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	ANY(__NR_mprotect), ANY(__NR_sigaltstack), ANY(__NR_rt_sigaction),
 	ANY(__NR_rt_sigprocmask), ANY(__NR_getpid), ANY(__NR_gettid),
 	ANY(__NR_tgkill), ANY(__NR_sched_yield), ANY(__NR_futex),
-	ANY(__NR_openat), ANY(__NR_readlinkat), ANY(__NR_prctl),
-	ANY(__NR_ioctl),
+	ANY(__NR_prctl), ANY(__NR_ioctl),
 #ifdef __NR_readlink
 	ANY(__NR_readlink), ANY(__NR_open),
 #endif

@@ -31,6 +31,7 @@
 #include "passt.h"
 #include "pasta.h"
 #include "pcap.h"
+#include "resolv.h"
 #include "splice.h"
 #include "tap.h"
 #include "tcp.h"
@@ -233,6 +234,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_SPLICE_LISTEN:
 		splice_listen_handler(c, ref, ev->events);
 		break;
+	case EPOLL_TYPE_RESOLV:
+		resolv_handler(c);
+		break;
 	default:
 		assert(0);
 	}
@@ -263,6 +267,7 @@ static void main_loop(struct ctx *c)
 		next = MIN(tcp_timer(c), ndp_timer(c));
 		flow_timer(c);
 		pasta_netns_poll(c);
+		resolv_timer(c);
 		fwd_auto_scan(c);
 		stats_periodic(c);
 		flow_defer_free(c);
@@ -320,6 +325,7 @@ int main(int argc, char **argv)
 	pasta_cmd_release(&c);
 	if (c.mode == MODE_PASTA)
 		pasta_netns_watch(&c);
+	resolv_watch(&c);	/* its directories: the sandbox hides them */
 	isolate_loop(&c);
 
 	main_loop(&c);

@@ -10,6 +10,9 @@
  * the sender, and the guest's replies leave through the same shared socket
  * with sendto(), so the sender sees them come from the port it used. Flows
  * expire after UDP_IDLE_TIMEOUT_MS without traffic either way (flow_timer()).
+ * A query to --dns-forward goes to the host's resolver resolv.c picks; its
+ * flow notes which, so that resolv.c learns whether it answers, and ends
+ * once resolv.c moves to another (udp_dns_moved()).
  */
 
 #include <errno.h>
@@ -30,6 +33,7 @@
 #include "log.h"
 #include "passt.h"
 #include "pasta.h"
+#include "resolv.h"
 #include "splice.h"
 #include "tap.h"
 #include "udp.h"
@@ -143,6 +147,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf->f.active_at = c->now;
 	uf->sock = s;
 	uf->listen_fd = -1;
+	uf->dns_up = -1;
 
 	if (s >= 0) {
 		if (connect(s, &dst->sa, dl)) {
@@ -170,6 +175,7 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 {
 	union sockaddr_inany sa;
 	char str[FLOW_STRLEN];
+	struct udp_flow *uf;
 	socklen_t sl;
 	int s;
 
@@ -180,7 +186,29 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 			      flow_str(key, str, sizeof(str)), strerror(-s));
 		return NULL;
 	}
-	return udp_flow_new(c, key, s, &sa, sl);
+	uf = udp_flow_new(c, key, s, &sa, sl);
+	if (uf) {
+		uf->dns_up = ip_dns_up(c, &key->paddr, key->pport);
+		uf->dns_gen = c->dns_up_gen;
+	}
+	return uf;
+}
+
+/**
+ * udp_dns_moved() - does a --dns-forward flow go to a resolver we left?
+ * @c:		execution context
+ * @uf:		flow
+ *
+ * resolv.conf changed, or the flow's resolver didn't answer in time: the
+ * guest's next query, if it comes from the same port, gets a new flow to
+ * the resolver we use now.
+ *
+ * Return: true if it does
+ */
+static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
+{
+	return uf->dns_up >= 0 && (uf->dns_gen != c->dns_up_gen ||
+				   uf->dns_up != resolv_up_pick(c));
 }
 
 /**
@@ -245,6 +273,10 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 	key.pport = ntohs(uh->dest);
 
 	idx = flow_lookup(&key);
+	if (idx >= 0 && udp_dns_moved(c, &flowtab[idx].udp)) {
+		flow_close(idx);
+		idx = -1;
+	}
 	uf = idx >= 0 ? &flowtab[idx].udp : udp_outbound_flow(c, &key);
 	if (!uf)
 		return;
@@ -252,6 +284,8 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 		udp_to_sender(c, uf, l4.data, l4.len);
 	else if (send(uf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
 		debug("UDP: send: %s", strerror(errno));
+	else if (uf->dns_up >= 0)
+		resolv_up_sent(c, uf->dns_up);
 	uf->f.active_at = c->now;
 }
 
@@ -438,6 +472,8 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 
 		if (n < 0)
 			return;
+		if (uf->dns_up >= 0 && uf->dns_gen == c->dns_up_gen)
+			resolv_up_answered(c, uf->dns_up);
 		if (uf->f.key.spliced)
 			udp_to_sender(c, uf, payload, n);
 		else if ((size_t)n <= udp_payload_max(c, uf))

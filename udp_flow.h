@@ -23,6 +23,9 @@
  * @peer:	the sender's real address and port (not outbound): the key
  *		may show the gateway instead
  * @peer_len:	length of @peer
+ * @dns_up:	a query to --dns-forward: the host's resolver it goes to,
+ *		index in c->dns_up; -1 for any other flow
+ * @dns_gen:	c->dns_up_gen then: the index means nothing in another list
  */
 struct udp_flow {
 	struct flow_common f;
@@ -31,6 +34,8 @@ struct udp_flow {
 	uint32_t listen_idx;
 	union sockaddr_inany peer;
 	socklen_t peer_len;
+	int dns_up;
+	uint32_t dns_gen;
 };
 
 #endif /* UDP_FLOW_H */

@@ -24,6 +24,7 @@
 #include "../log.h"
 #include "../passt.h"
 #include "../pkt.h"
+#include "../resolv.h"
 #include "../tap.h"
 #include "unit_lib.h"
 
@@ -586,7 +587,7 @@ static void test_resolv(void)
 			 "nameserver 192.0.2.4\n"
 			 "options edns0\n"
 			 "search example.com. lab.example.org . a b c d e f g\n");
-	dhcp_conf_resolv_file(&t, path);
+	resolv_conf_file(&t, path);
 	ok(t.dns4_n == 3 && addr4_is(t.dns4[0], "192.0.2.1") &&
 	   addr4_is(t.dns4[1], "127.0.0.1") && addr4_is(t.dns4[2], "192.0.2.3"),
 	   "resolv.conf: IPv4 servers, 127.0.0.53 and IPv6 skipped, at most 3");
@@ -597,14 +598,14 @@ static void test_resolv(void)
 
 	memset(&t, 0, sizeof(t));
 	write_file(path, "search one.example two.example\ndomain three.example\n");
-	dhcp_conf_resolv_file(&t, path);
+	resolv_conf_file(&t, path);
 	ok(t.dns_search_n == 1 && !strcmp(t.dns_search[0], "three.example") &&
 	   t.dns4_n == 0, "resolv.conf: a later domain line replaces search");
 
 	memset(&t, 0, sizeof(t));
 	t.no_map_gw = true;
 	write_file(path, "nameserver 127.0.0.1\nnameserver 0.0.0.0\n");
-	dhcp_conf_resolv_file(&t, path);
+	resolv_conf_file(&t, path);
 	ok(t.dns4_n == 0, "resolv.conf: 127.0.0.1 skipped with --no-map-gw, 0.0.0.0 skipped");
 
 	memset(&t, 0, sizeof(t));
@@ -612,7 +613,7 @@ static void test_resolv(void)
 	inet_pton(AF_INET, "192.0.2.200", &t.dns4[0]);
 	t.no_dhcp_search = true;
 	write_file(path, "nameserver 192.0.2.1\nsearch example.com\n");
-	dhcp_conf_resolv_file(&t, path);
+	resolv_conf_file(&t, path);
 	ok(t.dns4_n == 1 && addr4_is(t.dns4[0], "192.0.2.200") &&
 	   t.dns_search_n == 0,
 	   "resolv.conf: -D servers kept, --no-dhcp-search honoured");
@@ -625,14 +626,14 @@ static void test_resolv(void)
 		fputs("nameserver 192.0.2.5\n", f);
 		fclose(f);
 	}
-	dhcp_conf_resolv_file(&t, path);
+	resolv_conf_file(&t, path);
 	ok(t.dns_search_n == 0 && t.dns4_n == 1 &&
 	   addr4_is(t.dns4[0], "192.0.2.5"),
 	   "resolv.conf: over-long line skipped whole, next line read");
 
 	unlink(path);
 	memset(&t, 0, sizeof(t));
-	dhcp_conf_resolv_file(&t, path);
+	resolv_conf_file(&t, path);
 	ok(t.dns4_n == 0 && t.dns_search_n == 0, "resolv.conf missing: nothing set");
 }
 

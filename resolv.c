@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* resolv.c - the host's resolvers: resolv.conf, followed while we run
+ *
+ * Theory of operation: /etc/resolv.conf gives what -D, -S and --dns-host
+ * don't: the name servers and search list DHCP, DHCPv6 and RAs hand out
+ * (c->dns4, c->dns6, c->dns_search), and the resolvers --dns-forward sends
+ * queries to (c->dns_up, the first DNS_UP_MAX "nameserver" lines, as the
+ * C library takes them). What the user gave stays fixed; the rest follows
+ * the file (c->resolv_dns, c->resolv_search, c->resolv_up say which).
+ *
+ * The file is usually replaced, not rewritten (a rename over it), or is a
+ * symbolic link into /run, so resolv_watch() watches with inotify the
+ * directory it is in and, for a link, the directory of what the link
+ * leads to, opened before the sandbox hides every path (isolation.c): we
+ * read it again through those descriptors. A link that later leads
+ * elsewhere can't be followed; that is logged once, and we keep what we
+ * had. A file with no name server at all, as while one is being written
+ * in place, changes nothing either. Any change is logged once, old and
+ * new, and what the guest already holds (a DHCP lease) stays as it is:
+ * --dns-forward, which the guest keeps using, follows at once.
+ *
+ * Several resolvers: UDP queries go to the first that isn't marked as
+ * failed; one that doesn't answer within RESOLV_UP_TIMEOUT_S of a query
+ * is marked for RESOLV_UP_FAILED_S, and the next query goes to the next
+ * one. We resend nothing: the guest's resolver retries. Bounded: at most
+ * DNS_UP_MAX resolvers, RESOLV_LINES_MAX lines of RESOLV_LINE_MAX bytes.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "dhcp.h"
+#include "log.h"
+#include "passt.h"
+#include "resolv.h"
+
+#define RESOLV_DIR		"/etc"
+#define RESOLV_NAME		"resolv.conf"
+#define RESOLV_PATH		RESOLV_DIR "/" RESOLV_NAME
+#define RESOLV_LINE_MAX		4096
+#define RESOLV_LINES_MAX	1000
+#define RESOLV_EVENTS		(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | \
+				 IN_DELETE | IN_MOVED_FROM)
+#define RESOLV_UP_TIMEOUT_S	2
+#define RESOLV_UP_TIMEOUT_MS	(RESOLV_UP_TIMEOUT_S * MS_PER_S)
+#define RESOLV_UP_FAILED_S	30
+#define RESOLV_UP_FAILED_MS	(RESOLV_UP_FAILED_S * MS_PER_S)
+
+/**
+ * struct resolv_conf - what one reading of resolv.conf gives
+ * @dns4:	IPv4 name servers the guest can reach
+ * @dns4_n:	how many
+ * @dns6:	IPv6 name servers
+ * @dns6_n:	how many
+ * @search:	search list
+ * @search_n:	how many names
+ * @up:		first DNS_UP_MAX name servers, either family
+ * @up_n:	how many
+ */
+struct resolv_conf {
+	struct in_addr dns4[DNS4_MAX];
+	int dns4_n;
+	struct in6_addr dns6[DNS6_MAX];
+	int dns6_n;
+	char search[DNS_SEARCH_MAX][DNS_NAME_MAX];
+	int search_n;
+	union inany_addr up[DNS_UP_MAX];
+	int up_n;
+};
+
+/**
+ * struct resolv_watch - how we reach resolv.conf once in the sandbox
+ * @fd:		inotify descriptor, -1 if not watching
+ * @wd_dir:	its watch on RESOLV_DIR
+ * @wd_target:	its watch on the link target's directory, -1 if none
+ * @dir:	RESOLV_DIR, O_PATH
+ * @target_dir:	directory of what the link led to at start-up, O_PATH, -1
+ *		if it's @dir, or if there was no link
+ * @target:	name of what the link led to, there; empty if no link
+ * @link:	what the link said at start-up
+ * @lost_logged: a link we can't follow was logged already
+ * @last:	what the last reading gave
+ */
+static struct resolv_watch {
+	int fd;
+	int wd_dir;
+	int wd_target;
+	int dir;
+	int target_dir;
+	char target[NAME_MAX + 1];
+	char link[PATH_MAX];
+	bool lost_logged;
+	struct resolv_conf last;
+} resolv_w = { .fd = -1, .wd_dir = -1, .wd_target = -1, .dir = -1,
+	       .target_dir = -1 };
+
+/**
+ * resolv_search() - take the search list from a "search" or "domain" line,
+ * the rest of which is in @save
+ * @r:		reading so far
+ * @save:	strtok_r() state after the keyword
+ * @max:	names to take: DNS_SEARCH_MAX, or 1 for "domain"
+ */
+static void resolv_search(struct resolv_conf *r, char **save, int max)
+{
+	char *w;
+
+	r->search_n = 0;	/* resolv.conf(5): the last line wins */
+	while (r->search_n < max && (w = strtok_r(NULL, " \t\r\n", save))) {
+		size_t l = strlen(w);
+
+		if (l > 1 && w[l - 1] == '.')
+			w[--l] = '\0';
+		if (w[0] == '.' || l >= DNS_NAME_MAX) {
+			debug("DNS: search domain '%s' ignored", w);
+			continue;
+		}
+		memcpy(r->search[r->search_n++], w, l + 1);
+	}
+}
+
+/**
+ * resolv_nameserver() - take a name server
+ * @c:		execution context
+ * @r:		reading so far
+ * @w:		its address: IPv4, or IPv6 (for DHCPv6 and RAs, which decide
+ *		themselves what the guest can reach); anything else is skipped
+ */
+static void resolv_nameserver(const struct ctx *c, struct resolv_conf *r,
+			      const char *w)
+{
+	struct in6_addr a6;
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, w, &a) == 1) {
+		if (r->up_n < DNS_UP_MAX)
+			inany_from_v4(&r->up[r->up_n++], a);
+		if (!dhcp_dns_usable(c, a))
+			debug("DNS: name server %s unreachable for guest", w);
+		else if (r->dns4_n < DNS4_MAX)
+			r->dns4[r->dns4_n++] = a;
+	} else if (inet_pton(AF_INET6, w, &a6) == 1) {
+		if (r->up_n < DNS_UP_MAX)
+			r->up[r->up_n++].a6 = a6;
+		if (r->dns6_n < DNS6_MAX)
+			r->dns6[r->dns6_n++] = a6;
+	}
+}
+
+/**
+ * resolv_line() - take what we need from one line
+ * @c:		execution context
+ * @r:		reading so far
+ * @line:	the line, without its newline, modified
+ */
+static void resolv_line(const struct ctx *c, struct resolv_conf *r,
+			char *line)
+{
+	char *save, *kw = strtok_r(line, " \t\r\n", &save), *w;
+
+	if (!kw)
+		return;
+	if (!strcmp(kw, "nameserver")) {
+		w = strtok_r(NULL, " \t\r\n", &save);
+		if (w)
+			resolv_nameserver(c, r, w);
+	} else if (!strcmp(kw, "search")) {
+		resolv_search(r, &save, DNS_SEARCH_MAX);
+	} else if (!strcmp(kw, "domain")) {
+		resolv_search(r, &save, 1);
+	}
+}
+
+/**
+ * resolv_parse() - read a file in resolv.conf(5) format
+ * @c:		execution context
+ * @fd:		the file, read to its end or RESOLV_LINES_MAX lines
+ * @r:		what it gives, set
+ *
+ * With read() into a buffer of our own, no stdio: this also runs in the
+ * sandbox, where nothing may allocate. Lines longer than RESOLV_LINE_MAX
+ * are skipped whole.
+ */
+static void resolv_parse(const struct ctx *c, int fd, struct resolv_conf *r)
+{
+	char buf[RESOLV_LINE_MAX];
+	int lines = 0;
+	bool skip = false;
+	size_t len = 0;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		char *p = buf, *nl;
+
+		len += n;
+		while ((nl = memchr(p, '\n', len - (p - buf)))) {
+			*nl = '\0';
+			if (!skip)
+				resolv_line(c, r, p);
+			skip = false;
+			if (++lines >= RESOLV_LINES_MAX)
+				return;
+			p = nl + 1;
+		}
+		len -= p - buf;
+		memmove(buf, p, len);
+		if (len == sizeof(buf) - 1) {	/* too long: skip to its end */
+			skip = true;
+			len = 0;
+		}
+	}
+	if (len && !skip) {		/* a last line without newline */
+		buf[len] = '\0';
+		resolv_line(c, r, buf);
+	}
+}
+
+/**
+ * resolv_apply() - take what follows resolv.conf from a reading
+ * @c:		execution context
+ * @r:		the reading
+ */
+static void resolv_apply(struct ctx *c, const struct resolv_conf *r)
+{
+	int i;
+
+	if (c->resolv_dns) {
+		memcpy(c->dns4, r->dns4, sizeof(c->dns4));
+		c->dns4_n = r->dns4_n;
+		memcpy(c->dns6, r->dns6, sizeof(c->dns6));
+		c->dns6_n = r->dns6_n;
+	}
+	if (c->resolv_search) {
+		memcpy(c->dns_search, r->search, sizeof(c->dns_search));
+		c->dns_search_n = r->search_n;
+	}
+	if (c->resolv_up) {
+		memset(c->dns_up, 0, sizeof(c->dns_up));
+		for (i = 0; i < r->up_n; i++)
+			c->dns_up[i].addr = r->up[i];
+		c->dns_up_n = r->up_n;
+		c->dns_up_gen++;	/* flows to the old ones: see udp.c */
+	}
+	resolv_w.last = *r;
+}
+
+/**
+ * resolv_conf_file() - name servers and search list from a file, at start-up
+ * @c:		execution context
+ * @path:	file in resolv.conf(5) format
+ *
+ * Sets what follows the file: c->dns4 and c->dns6 if both are empty and
+ * not --no-dhcp-dns, c->dns_search if empty and not --no-dhcp-search,
+ * c->dns_up unless --dns-host, which is then the one resolver. A missing
+ * file is not an error: nothing is set.
+ */
+void resolv_conf_file(struct ctx *c, const char *path)
+{
+	struct resolv_conf r;
+	int fd;
+
+	c->resolv_dns = !c->dns4_n && !c->dns6_n && !c->no_dhcp_dns;
+	c->resolv_search = !c->dns_search_n && !c->no_dhcp_search;
+	c->resolv_up = !inany_is_set(&c->dns_host);
+	if (!c->resolv_up) {
+		c->dns_up[0].addr = c->dns_host;
+		c->dns_up_n = 1;
+	}
+	if (!c->resolv_dns && !c->resolv_search && !c->resolv_up)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		debug("DNS: can't read %s: %s", path, strerror(errno));
+		return;
+	}
+	resolv_parse(c, fd, &r);
+	close(fd);
+	resolv_apply(c, &r);
+	debug("DNS: %d IPv4 and %d IPv6 name servers, %d search domains, "
+	      "%d resolvers after %s", c->dns4_n, c->dns6_n, c->dns_search_n,
+	      c->dns_up_n, path);
+}
+
+/**
+ * resolv_conf() - name servers and search list from /etc/resolv.conf
+ * @c:		execution context
+ */
+void resolv_conf(struct ctx *c)
+{
+	resolv_conf_file(c, RESOLV_PATH);
+}
+
+/**
+ * resolv_watch_target() - also watch what resolv.conf links to, if it does
+ *
+ * Its directory must be opened now: the sandbox hides it later.
+ */
+static void resolv_watch_target(void)
+{
+	char real[PATH_MAX], *slash;
+	ssize_t n;
+
+	n = readlink(RESOLV_PATH, resolv_w.link, sizeof(resolv_w.link) - 1);
+	if (n <= 0 || !realpath(RESOLV_PATH, real))
+		return;		/* not a link, or it leads nowhere yet */
+	resolv_w.link[n] = '\0';
+	slash = strrchr(real, '/');
+	if (strlen(slash + 1) >= sizeof(resolv_w.target))
+		return;
+	strcpy(resolv_w.target, slash + 1);
+	*slash = '\0';
+	if (!strcmp(real, RESOLV_DIR))
+		return;
+	resolv_w.target_dir = open(real[0] ? real : "/",
+				   O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (resolv_w.target_dir >= 0)
+		resolv_w.wd_target = inotify_add_watch(resolv_w.fd,
+						       real[0] ? real : "/",
+						       RESOLV_EVENTS);
+	if (resolv_w.target_dir < 0 || resolv_w.wd_target < 0)
+		warn("DNS: can't watch %s, where %s leads: %s", real,
+		     RESOLV_PATH, strerror(errno));
+}
+
+/**
+ * resolv_watch() - follow resolv.conf from now on, unless --no-follow-host
+ * @c:		execution context
+ *
+ * Before the sandbox: the descriptors we read it through are opened here.
+ */
+void resolv_watch(struct ctx *c)
+{
+	if (c->no_follow_host ||
+	    (!c->resolv_dns && !c->resolv_search && !c->resolv_up))
+		return;
+	resolv_w.dir = open(RESOLV_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	resolv_w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (resolv_w.dir < 0 || resolv_w.fd < 0 ||
+	    (resolv_w.wd_dir = inotify_add_watch(resolv_w.fd, RESOLV_DIR,
+						 RESOLV_EVENTS)) < 0) {
+		warn("DNS: can't watch %s, read at start-up only: %s",
+		     RESOLV_PATH, strerror(errno));
+		if (resolv_w.fd >= 0)
+			close(resolv_w.fd);
+		resolv_w.fd = -1;
+		return;
+	}
+	resolv_watch_target();
+	epoll_ref_add(c, resolv_w.fd, EPOLL_TYPE_RESOLV, 0, EPOLLIN);
+}
+
+/**
+ * resolv_open() - open resolv.conf through the descriptors we hold
+ *
+ * Return: descriptor, or -1 (logged)
+ */
+static int resolv_open(void)
+{
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW;
+	char link[PATH_MAX];
+	int fd, dir;
+	ssize_t n;
+
+	n = readlinkat(resolv_w.dir, RESOLV_NAME, link, sizeof(link) - 1);
+	if (n < 0) {			/* not a link (any more), or gone */
+		fd = openat(resolv_w.dir, RESOLV_NAME, flags);
+		goto out;
+	}
+	link[n] = '\0';
+	if (resolv_w.target[0] && !strcmp(link, resolv_w.link)) {
+		dir = resolv_w.target_dir >= 0 ? resolv_w.target_dir :
+						 resolv_w.dir;
+		fd = openat(dir, resolv_w.target, flags);
+	} else if (!strchr(link, '/')) {	/* beside it, in RESOLV_DIR */
+		fd = openat(resolv_w.dir, link, flags);
+	} else {
+		if (!resolv_w.lost_logged)
+			warn("DNS: %s now leads to %s, out of our reach: "
+			     "restart to follow it", RESOLV_PATH, link);
+		resolv_w.lost_logged = true;
+		return -1;
+	}
+out:
+	if (fd < 0)
+		debug("DNS: can't read %s: %s", RESOLV_PATH, strerror(errno));
+	return fd;
+}
+
+/**
+ * resolv_list_str() - name servers of a reading, for the log
+ * @r:		the reading
+ * @buf:	output
+ * @size:	room in @buf
+ *
+ * Return: @buf
+ */
+static const char *resolv_list_str(const struct resolv_conf *r, char *buf,
+				   size_t size)
+{
+	char a[INET6_ADDRSTRLEN];
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->up_n && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "",
+				inany_ntop(&r->up[i], a, sizeof(a)));
+	return r->up_n ? buf : "none";
+}
+
+/**
+ * resolv_search_str() - search list of a reading, for the log
+ * @r:		the reading
+ * @buf:	output
+ * @size:	room in @buf
+ *
+ * Return: @buf
+ */
+static const char *resolv_search_str(const struct resolv_conf *r, char *buf,
+				     size_t size)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->search_n && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "",
+				r->search[i]);
+	return r->search_n ? buf : "none";
+}
+
+/**
+ * resolv_changed() - does a reading change what we use?
+ * @c:		execution context
+ * @r:		new reading
+ *
+ * Return: true if name servers or search list differ where they follow
+ */
+static bool resolv_changed(const struct ctx *c, const struct resolv_conf *r)
+{
+	const struct resolv_conf *o = &resolv_w.last;
+	int i;
+
+	if ((c->resolv_up || c->resolv_dns) &&
+	    (r->up_n != o->up_n || memcmp(r->up, o->up, sizeof(r->up))))
+		return true;
+	if (c->resolv_dns &&
+	    (r->dns4_n != o->dns4_n || r->dns6_n != o->dns6_n ||
+	     memcmp(r->dns4, o->dns4, sizeof(r->dns4)) ||
+	     memcmp(r->dns6, o->dns6, sizeof(r->dns6))))
+		return true;
+	if (!c->resolv_search || r->search_n != o->search_n)
+		return c->resolv_search;
+	for (i = 0; i < r->search_n; i++)
+		if (strcmp(r->search[i], o->search[i]))
+			return true;
+	return false;
+}
+
+/**
+ * resolv_reread() - read resolv.conf again; take and log what changed
+ * @c:		execution context
+ */
+static void resolv_reread(struct ctx *c)
+{
+	char ns_old[DNS_UP_MAX * (INET6_ADDRSTRLEN + 1)];
+	char ns_new[sizeof(ns_old)];
+	char s_old[DNS_SEARCH_MAX * DNS_NAME_MAX], s_new[sizeof(s_old)];
+	struct resolv_conf r;
+	int fd = resolv_open();
+
+	if (fd < 0)
+		return;
+	resolv_parse(c, fd, &r);
+	close(fd);
+	if (!r.up_n) {
+		debug("DNS: no name server in %s (being written?): kept ours",
+		      RESOLV_PATH);
+		return;
+	}
+	if (!resolv_changed(c, &r))
+		return;
+	info("DNS: %s changed: name servers %s (were %s), search %s (was %s)",
+	     RESOLV_PATH, resolv_list_str(&r, ns_new, sizeof(ns_new)),
+	     resolv_list_str(&resolv_w.last, ns_old, sizeof(ns_old)),
+	     resolv_search_str(&r, s_new, sizeof(s_new)),
+	     resolv_search_str(&resolv_w.last, s_old, sizeof(s_old)));
+	resolv_apply(c, &r);
+}
+
+/**
+ * resolv_handler() - something changed in a directory we watch
+ * @c:		execution context
+ */
+void resolv_handler(struct ctx *c)
+{
+	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	bool ours = false;
+	ssize_t n;
+
+	while ((n = read(resolv_w.fd, buf, sizeof(buf))) > 0) {
+		const struct inotify_event *ev;
+		ssize_t off;
+
+		for (off = 0; off + (ssize_t)sizeof(*ev) <= n;
+		     off += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(buf + off);
+			if (ev->mask & IN_Q_OVERFLOW)
+				ours = true;
+			else if (!ev->len)
+				continue;
+			else if (ev->wd == resolv_w.wd_dir)
+				ours |= !strcmp(ev->name, RESOLV_NAME);
+			else if (ev->wd == resolv_w.wd_target)
+				ours |= !strcmp(ev->name, resolv_w.target);
+		}
+	}
+	if (ours)
+		resolv_reread(c);
+}
+
+/**
+ * resolv_up_pick() - the resolver a --dns-forward query goes to now
+ * @c:		execution context
+ *
+ * Return: index in c->dns_up: the first not marked as failed, or, if all
+ *	   are, the first to come back; -1 if there is none
+ */
+int resolv_up_pick(const struct ctx *c)
+{
+	int i, best = -1;
+
+	for (i = 0; i < c->dns_up_n; i++) {
+		if (c->dns_up[i].failed_until <= c->now)
+			return i;
+		if (best < 0 ||
+		    c->dns_up[i].failed_until < c->dns_up[best].failed_until)
+			best = i;
+	}
+	return best;
+}
+
+/**
+ * resolv_up_sent() - a query went to a resolver: it should answer in time
+ * @c:		execution context
+ * @i:		its index in c->dns_up
+ */
+void resolv_up_sent(struct ctx *c, int i)
+{
+	if (i < c->dns_up_n && !c->dns_up[i].pending_since)
+		c->dns_up[i].pending_since = c->now;
+}
+
+/**
+ * resolv_up_answered() - a resolver answered: it's there
+ * @c:		execution context
+ * @i:		its index in c->dns_up
+ */
+void resolv_up_answered(struct ctx *c, int i)
+{
+	if (i >= c->dns_up_n)
+		return;
+	c->dns_up[i].pending_since = 0;
+	c->dns_up[i].failed_until = 0;
+	c->dns_up[i].down_logged = false;
+}
+
+/**
+ * resolv_timer() - mark resolvers that left a query unanswered too long
+ * @c:		execution context
+ *
+ * Runs at least once a second (passt.c, loop_timeout()).
+ */
+void resolv_timer(struct ctx *c)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int i, next;
+
+	for (i = 0; i < c->dns_up_n; i++) {
+		struct dns_upstream *u = &c->dns_up[i];
+
+		if (!u->pending_since ||
+		    c->now - u->pending_since < RESOLV_UP_TIMEOUT_MS)
+			continue;
+		u->pending_since = 0;
+		u->failed_until = c->now + RESOLV_UP_FAILED_MS;
+		next = resolv_up_pick(c);
+		if (next == i || u->down_logged) {
+			debug("DNS: resolver %s didn't answer",
+			      inany_ntop(&u->addr, a, sizeof(a)));
+			continue;
+		}
+		u->down_logged = true;
+		info("DNS: resolver %s didn't answer in %d s: queries go to %s "
+		     "for %d s", inany_ntop(&u->addr, a, sizeof(a)),
+		     RESOLV_UP_TIMEOUT_S,
+		     inany_ntop(&c->dns_up[next].addr, b, sizeof(b)),
+		     RESOLV_UP_FAILED_S);
+	}
+}
