@@ -583,9 +583,10 @@ IPv4 figure (IPv6 ÷ IPv4 at least %.2f): rows below it are marked. The
 other columns are the main table's."""
 
 
-# Sections of benchmarks.md that other commands write (`make load`): a
-# new run of the table keeps them, at the end, as they are
-KEPT_SECTIONS = ("## Load",)
+# Sections of benchmarks.md that other commands write (`make load`) or
+# that sum up several benchmarks by hand: a new run of the table keeps
+# them, at the end, as they are
+KEPT_SECTIONS = ("## Load", "## Issue 13's targets")
 
 
 def kept_sections(path):
