@@ -181,7 +181,10 @@ static void nofile_raise(void)
  * @next:	next timer deadline (ms), INT64_MAX if none
  * @now:	current time (ms)
  *
- * Return: milliseconds, -1 for no timer; at least 1 s for UDP expiry
+ * The loop wakes up at least once a second whatever the timers say: UDP
+ * flow expiry, "auto" port scans and other once-a-second work hang on it.
+ *
+ * Return: milliseconds, from 0 (a deadline passed) to 1000
  */
 static int loop_timeout(int64_t next, int64_t now)
 {
