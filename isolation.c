@@ -18,8 +18,8 @@
  *  - no filesystem: new mount, IPC and UTS namespaces, the root an empty
  *    read-only tmpfs (what we still reach, the pcap and log files, the
  *    --netns file's, the socket's and resolv.conf's directories, is held
- *    open from before); passt, not root, first makes a user namespace of its own to
- *    be allowed to, as it needs nothing outside it any more;
+ *    open from before); passt, not root, first makes a user namespace of
+ *    its own to be allowed to, as it needs nothing outside it any more;
  *  - seccomp: a filter allows exactly the system calls the loop makes,
  *    listed in isolate_syscalls[] with what makes each (clone() and setns()
  *    only in the form ns_call() uses); any other is refused, logged with

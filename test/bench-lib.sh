@@ -120,6 +120,8 @@
 
 DEBIAN_PASTA=${DEBIAN_PASTA:-/usr/bin/pasta}
 TRIXIE_PASTA=${TRIXIE_PASTA:-$TESTDIR/trixie-pasta}
+# shellcheck source=test/podman/config.sh
+. "$TESTDIR/podman/config.sh"	# PODMAN_ROOTFS, where trixie-pasta is
 SLIRP=${SLIRP:-slirp4netns}
 BENCH_RATE_MBIT=${BENCH_RATE_MBIT:-1000}
 DL=${DELAYLINE:-$TESTDIR/delayline}
@@ -278,7 +280,7 @@ tool_version() {
 	debian-pasta)	echo "$("$DEBIAN_PASTA" --version 2>&1 | head -n 1)" \
 			     "(package passt $(dpkg-query -W -f '${Version}' passt 2>/dev/null))" ;;
 	trixie-pasta)	echo "pasta (Debian 13's package passt" \
-			     "$(dpkg-query --admindir="${PODMAN_ROOTFS:-/var/cache/pasta-test/trixie-rootfs}/var/lib/dpkg" \
+			     "$(dpkg-query --admindir="$PODMAN_ROOTFS/var/lib/dpkg" \
 				-W -f '${Version}' passt 2>/dev/null), test/trixie-pasta)" ;;
 	slirp4netns)	"$SLIRP" --version 2>&1 | tr '\n' ' ' | sed 's/ *$//' ;;
 	esac
