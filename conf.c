@@ -23,6 +23,7 @@
 #include "conf.h"
 #include "dhcp.h"
 #include "dns.h"
+#include "follow.h"
 #include "fwd.h"
 #include "ip.h"
 #include "log.h"
@@ -208,8 +209,8 @@ static void usage(const char *name, FILE *f, int status)
 		"      --dns-host ADDR    that resolver (default: resolv.conf's, the\n"
 		"                         first that answers)\n"
 		"  -S, --search LIST      DNS search list (default: resolv.conf)\n"
-		"      --no-follow-host   read resolv.conf at start-up only, don't\n"
-		"                         follow its changes\n"
+		"      --no-follow-host   read the host's addresses, routes and\n"
+		"                         resolv.conf at start-up only\n"
 		"  -H, --hostname NAME    host name for DHCP (option 12)\n"
 		"      --fqdn NAME        fully qualified name for DHCP (option\n"
 		"                         81) and DHCPv6 (option 39)\n"
@@ -412,19 +413,6 @@ static void conf_guest_set(struct ctx *c, const union inany_addr *addr,
 }
 
 /**
- * conf_unspecified() - 0.0.0.0 or ::
- * @a:		address, set
- * @family:	AF_INET or AF_INET6
- */
-static void conf_unspecified(union inany_addr *a, int family)
-{
-	if (family == AF_INET)
-		inany_from_v4(a, (struct in_addr){ 0 });
-	else
-		a->a6 = in6addr_any;
-}
-
-/**
  * conf_host_family() - copy one family's configuration from the host
  * @c:		execution context
  * @nl:		netlink socket in the host's namespace
@@ -436,52 +424,70 @@ static void conf_unspecified(union inany_addr *a, int family)
  */
 static void conf_host_family(struct ctx *c, int nl, int family)
 {
-	unsigned int ifi = 0, want;
-	union inany_addr gw, addr;
-	int prefix = 0;
+	struct host_fam h;
 
 	if (!ip_family_on(c, family))
 		return;
-	if (nl_default_route(nl, family, &ifi, &gw)) {
-		if (!c->host_ifname[0])
-			return;
-		conf_unspecified(&gw, family);
-	}
-	if (c->host_ifname[0]) {
-		want = if_nametoindex(c->host_ifname);
-		if (!want)
-			die("No interface %s for -i", c->host_ifname);
-		if (ifi != want)
-			conf_unspecified(&gw, family);
-		ifi = want;
-	}
+	if (c->host_ifname[0] && !if_nametoindex(c->host_ifname))
+		die("No interface %s for -i", c->host_ifname);
+	follow_host_read(c, nl, family, NULL, &h);
+	if (!h.ifi)
+		return;
 	if (!c->host_ifi)
-		c->host_ifi = ifi;
-	if (nl_addr_get(nl, family, ifi, &addr, &prefix))
-		conf_unspecified(&addr, family);
-	conf_guest_set(c, &addr, prefix, &gw);
+		c->host_ifi = h.ifi;
+	conf_guest_set(c, &h.addr, h.prefix, &h.gw);
+}
+
+/**
+ * conf_local() - link-local configuration: the host has none to copy
+ * @c:		execution context
+ *
+ * Without a default route and an address in either family, the guest
+ * starts with link-local addresses (IPv4 169.254.2.1/16 through
+ * 169.254.2.2, IPv6 link-local only), what -a and -g don't set, and
+ * follow.c completes the configuration once the host has one.
+ */
+static void conf_local(struct ctx *c)
+{
+	struct guest_fam g;
+
+	info("No default route with an address on the host: link-local "
+	     "addresses%s", c->no_follow_host ? "" :
+	     ", until the host has a route");
+	if (!c->ip4_off) {
+		follow_local(AF_INET, &g, &in6addr_any);
+		if (!c->addr4_set)
+			c->addr4 = *inany_v4(&g.addr);
+		if (!c->prefix4_set)
+			c->prefix4 = g.prefix;
+		if (!c->gw4_set)
+			c->gw4 = *inany_v4(&g.gw);
+	}
+	if (!c->ip6_off && !c->gw6_set)
+		c->gw6 = in6addr_any;	/* our link-local address, below */
 }
 
 /**
  * conf_family_check() - turn off a family the guest can't have
  * @c:		execution context
  *
- * Without -4 or -6, a family the host has no address or gateway in is off;
- * with them, or if none is left, that is an error.
+ * Without -4 or -6, a family the host has no address or gateway in is off,
+ * as long as the other one works; with neither, link-local addresses.
  */
 static void conf_family_check(struct ctx *c)
 {
-	if (!c->ip4_off && (!c->addr4.s_addr || !c->gw4.s_addr)) {
-		if (c->ip6_off || IN6_IS_ADDR_UNSPECIFIED(&c->addr6))
-			die(!c->addr4.s_addr ?
-			    "No IPv4 address on a host interface with a default route: use -a" :
-			    "No IPv4 default gateway on the host: use -g");
+	bool v4 = !c->ip4_off && c->addr4.s_addr && c->gw4.s_addr;
+	bool v6 = !c->ip6_off && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
+
+	if (!v4 && !v6) {
+		conf_local(c);
+		return;
+	}
+	if (!c->ip4_off && !v4) {
 		info("No IPv4 address or gateway on the host: IPv6 only");
 		c->ip4_off = true;
 	}
-	if (!c->ip6_off && IN6_IS_ADDR_UNSPECIFIED(&c->addr6)) {
-		if (c->ip4_off)
-			die("No IPv6 address on a host interface with a default route: use -a");
+	if (!c->ip6_off && !v6) {
 		debug("No IPv6 address on the host: IPv4 only");
 		c->ip6_off = true;
 	}
@@ -499,10 +505,14 @@ static void conf_family_check(struct ctx *c)
 static void conf_map_defaults(struct ctx *c)
 {
 	if (!c->no_map_gw) {
-		if (!inany_is_set(&c->map_host_lo[INANY_V4]) && !c->ip4_off)
+		if (!inany_is_set(&c->map_host_lo[INANY_V4]) && !c->ip4_off) {
 			inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
-		if (!inany_is_set(&c->map_host_lo[INANY_V6]) && !c->ip6_off)
+			c->map_host_lo_is_gw[INANY_V4] = true;
+		}
+		if (!inany_is_set(&c->map_host_lo[INANY_V6]) && !c->ip6_off) {
 			c->map_host_lo[INANY_V6].a6 = c->gw6;
+			c->map_host_lo_is_gw[INANY_V6] = true;
+		}
 	}
 	if (inany_is_set(&c->dns_match[INANY_V4]) && !c->dns4_n)
 		c->dns4[c->dns4_n++] = *inany_v4(&c->dns_match[INANY_V4]);
@@ -1079,8 +1089,10 @@ void conf_print(const struct ctx *c)
 	if (!c->ip6_off) {
 		if (v6) {
 			info("%s", v6);
-			info("    assign: %s", inet_ntop(AF_INET6, &c->addr6,
-							 buf, sizeof(buf)));
+			info("    assign: %s",
+			     IN6_IS_ADDR_UNSPECIFIED(&c->addr6) ?
+			     "(link-local only)" :
+			     inet_ntop(AF_INET6, &c->addr6, buf, sizeof(buf)));
 			info("    router: %s", inet_ntop(AF_INET6, &c->gw6,
 							 buf, sizeof(buf)));
 			info("    our link-local: %s",

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include "flow.h"
 #include "flow_table.h"
@@ -373,6 +374,112 @@ void flow_close_all(struct ctx *c)
 		else if (f->type != FLOW_FREE)
 			flow_close(i);
 	}
+}
+
+/**
+ * flow_sock() - the host-side socket of a flow, if it has one of its own
+ * @idx:	flow index
+ *
+ * Return: socket, -1 for spliced flows and flows on a listener's socket
+ */
+static int flow_sock(int idx)
+{
+	switch (flowtab[idx].f.type) {
+	case FLOW_TCP:
+		return flowtab[idx].tcp.sock;
+	case FLOW_UDP:
+		return flowtab[idx].udp.sock;
+	case FLOW_PING:
+		return flowtab[idx].icmp.sock;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * flow_addr_in() - is an address in a list?
+ * @a:		address
+ * @list:	addresses
+ * @n:		how many
+ *
+ * Return: true if it is
+ */
+static bool flow_addr_in(const union inany_addr *a,
+			 const union inany_addr *list, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (inany_equals(a, &list[i]))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * flow_uses_gone() - does a flow use an address that went away?
+ * @idx:	flow index
+ * @host:	addresses the host no longer has
+ * @n_host:	how many
+ * @guest:	addresses the guest no longer has
+ * @n_guest:	how many
+ *
+ * Return: true if its guest address, or its socket's, is one of them
+ */
+static bool flow_uses_gone(int idx, const union inany_addr *host, int n_host,
+			   const union inany_addr *guest, int n_guest)
+{
+	union sockaddr_inany sa;
+	socklen_t sl = sizeof(sa);
+	union inany_addr local;
+	int s = flow_sock(idx);
+	uint16_t port;
+
+	if (flow_addr_in(&flowtab[idx].f.key.gaddr, guest, n_guest))
+		return true;
+	if (!n_host || s < 0 || getsockname(s, &sa.sa, &sl) ||
+	    inany_from_sockaddr(&local, &port, &sa))
+		return false;
+	return flow_addr_in(&local, host, n_host);
+}
+
+/**
+ * flow_reset_gone() - end the flows whose address went away
+ * @c:		execution context
+ * @host:	addresses the host no longer has: flows whose host socket is
+ *		bound to one are ended
+ * @n_host:	how many
+ * @guest:	addresses the guest no longer has (pasta's namespace): flows
+ *		of the guest from one are ended
+ * @n_guest:	how many
+ *
+ * TCP connections are reset both ways, UDP and ICMP flows closed: the
+ * guest's next datagram makes a new one. Spliced flows are on loopback.
+ *
+ * Return: how many flows were ended
+ */
+int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
+		    const union inany_addr *guest, int n_guest)
+{
+	unsigned int i;
+	int n = 0;
+
+	if (!n_host && !n_guest)
+		return 0;
+	for (i = 0; i < flow_hwm; i++) {
+		const struct flow_common *f = &flowtab[i].f;
+
+		if (f->type == FLOW_FREE || f->type == FLOW_SPLICE ||
+		    f->closing ||
+		    !flow_uses_gone(i, host, n_host, guest, n_guest))
+			continue;
+		if (f->type == FLOW_TCP)
+			tcp_flow_reset(c, i);
+		else
+			flow_close(i);
+		n++;
+	}
+	return n;
 }
 
 /**

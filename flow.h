@@ -92,6 +92,8 @@ int flow_lookup(const struct flow_key *key);
 void flow_close(int idx);
 void flow_defer_free(struct ctx *c);
 void flow_close_all(struct ctx *c);
+int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
+		    const union inany_addr *guest, int n_guest);
 void flow_timer(struct ctx *c);
 unsigned int flow_count(void);
 unsigned int flow_budget_used(enum flow_budget budget);
@@ -102,6 +104,7 @@ const char *flow_str(const struct flow_key *key, char *buf, size_t len);
 /* Lifecycle hooks implemented by each flow type's module */
 void tcp_flow_free(int idx);
 void tcp_flow_abort(struct ctx *c, int idx);
+void tcp_flow_reset(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
 void icmp_flow_free(struct ctx *c, int idx);
 void splice_flow_free(int idx);

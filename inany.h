@@ -143,6 +143,19 @@ static inline bool inany_is_unspecified(const union inany_addr *a)
 	return IN6_IS_ADDR_UNSPECIFIED(&a->a6);
 }
 
+/**
+ * inany_unspecified() - 0.0.0.0 or ::
+ * @a:		address, set
+ * @family:	AF_INET or AF_INET6
+ */
+static inline void inany_unspecified(union inany_addr *a, int family)
+{
+	if (family == AF_INET)
+		inany_from_v4(a, (struct in_addr){ 0 });
+	else
+		a->a6 = in6addr_any;
+}
+
 /* 224.0.0.0/4, 255.255.255.255, or ff00::/8 */
 static inline bool inany_is_multicast(const union inany_addr *a)
 {

@@ -72,11 +72,14 @@
 #define NDP_OPT_LEN_MAX		(255 * NDP_OPT_UNIT)
 #define NDP_NA_LEN		(sizeof(struct nd_neighbor_advert) + \
 				 NDP_OPT_UNIT)
-/* Our largest RA: header, link-layer address, MTU, prefix, three name
- * servers and the longest DNSSL option
+/* Our largest RA: header, link-layer address, MTU, prefix and a withdrawn
+ * one, three name servers and the longest DNSSL option
  */
-#define NDP_RA_MAX		(16 + 8 + 8 + 32 + 8 + 16 * DNS6_MAX + \
+#define NDP_RA_MAX		(16 + 8 + 8 + 32 * 2 + 8 + 16 * DNS6_MAX + \
 				 NDP_OPT_LEN_MAX)
+/* A prefix the host lost is withdrawn in the RAs sent this long after */
+#define NDP_WITHDRAW_MS		(NDP_MAX_INITIAL_RTR_ADVERTISEMENTS * \
+				 NDP_MAX_INITIAL_RTR_ADVERT_INTERVAL_MS)
 
 static_assert(NDP_NA_LEN == 32, "NA with one link-layer address option");
 
@@ -99,6 +102,18 @@ static struct ndp_ra_sched {
 	int64_t last;
 	int64_t next;
 } ndp_ra;
+
+/**
+ * struct ndp_withdrawn - the guest's previous prefix, see ndp_prefix_changed()
+ * @addr:	an address in it, unspecified if none
+ * @len:	its length
+ * @until:	advertised with zero lifetimes until then (ms)
+ */
+static struct ndp_withdrawn {
+	struct in6_addr addr;
+	int len;
+	int64_t until;
+} ndp_withdrawn;
 
 /**
  * union ndp_fixed - the fixed part of a message, copied out of the frame
@@ -431,37 +446,77 @@ static void ndp_opt_put_dns(struct ndp_out *o, uint8_t type, const void *data,
 }
 
 /**
- * ndp_prefix_fill() - the Prefix Information option for the guest's address
- * @c:		execution context
+ * ndp_prefix_put() - a Prefix Information option
  * @o:		message being built
+ * @addr:	an address in the prefix
+ * @len:	prefix length
+ * @lifetime:	valid and preferred lifetime (s): NDP_INFINITE, or 0 to
+ *		withdraw it
  *
- * None if the guest has no global address, or no valid prefix length
+ * None for an unspecified or link-local address, or an invalid length
  */
-static void ndp_prefix_fill(const struct ctx *c, struct ndp_out *o)
+static void ndp_prefix_put(struct ndp_out *o, const struct in6_addr *addr,
+			   int len, uint32_t lifetime)
 {
 	struct nd_opt_prefix_info *pi;
 	int i, bits;
 
-	if (IN6_IS_ADDR_UNSPECIFIED(&c->addr6) ||
-	    IN6_IS_ADDR_LINKLOCAL(&c->addr6) ||
-	    c->prefix6 < 1 || c->prefix6 > 128)
+	if (IN6_IS_ADDR_UNSPECIFIED(addr) || IN6_IS_ADDR_LINKLOCAL(addr) ||
+	    len < 1 || len > 128)
 		return;
 	pi = (struct nd_opt_prefix_info *)
 	     ndp_opt_put(o, ND_OPT_PREFIX_INFORMATION, sizeof(*pi));
 	if (!pi)
 		return;
-	pi->nd_opt_pi_prefix_len = c->prefix6;
+	pi->nd_opt_pi_prefix_len = len;
 	pi->nd_opt_pi_flags_reserved = ND_OPT_PI_FLAG_ONLINK;
-	if (c->prefix6 == NDP_SLAAC_PREFIX_LEN)
+	if (len == NDP_SLAAC_PREFIX_LEN)
 		pi->nd_opt_pi_flags_reserved |= ND_OPT_PI_FLAG_AUTO;
-	pi->nd_opt_pi_valid_time = htonl(NDP_INFINITE);
-	pi->nd_opt_pi_preferred_time = htonl(NDP_INFINITE);
+	pi->nd_opt_pi_valid_time = htonl(lifetime);
+	pi->nd_opt_pi_preferred_time = htonl(lifetime);
 	/* Bits past the prefix length are zero (4.6.2) */
 	for (i = 0; i < 16; i++) {
-		bits = MIN(MAX(c->prefix6 - i * 8, 0), 8);
-		pi->nd_opt_pi_prefix.s6_addr[i] = c->addr6.s6_addr[i] &
+		bits = MIN(MAX(len - i * 8, 0), 8);
+		pi->nd_opt_pi_prefix.s6_addr[i] = addr->s6_addr[i] &
 						  (uint8_t)(0xff00 >> bits);
 	}
+}
+
+/**
+ * ndp_same_prefix() - do two addresses share a prefix?
+ * @a:		address
+ * @b:		address
+ * @len:	prefix length, 0 to 128
+ *
+ * Return: true if their first @len bits are the same
+ */
+static bool ndp_same_prefix(const struct in6_addr *a, const struct in6_addr *b,
+			    int len)
+{
+	int i, bits;
+
+	for (i = 0; i < 16; i++) {
+		bits = MIN(MAX(len - i * 8, 0), 8);
+		if ((a->s6_addr[i] ^ b->s6_addr[i]) & (uint8_t)(0xff00 >> bits))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * ndp_prefix_fill() - the guest's prefix, and the one it had, if recent
+ * @c:		execution context
+ * @o:		message being built
+ *
+ * The previous prefix goes with zero lifetimes: deprecated at once, and
+ * removed as soon as the guest allows (RFC 9096; RFC 4862, 5.5.3 e keeps
+ * it two hours, unused for new connections)
+ */
+static void ndp_prefix_fill(const struct ctx *c, struct ndp_out *o)
+{
+	ndp_prefix_put(o, &c->addr6, c->prefix6, NDP_INFINITE);
+	if (c->now < ndp_withdrawn.until)
+		ndp_prefix_put(o, &ndp_withdrawn.addr, ndp_withdrawn.len, 0);
 }
 
 /**
@@ -661,4 +716,32 @@ int64_t ndp_timer(struct ctx *c)
 		ndp_ra.next = c->now + ndp_ra_interval();
 	}
 	return ndp_ra.next;
+}
+
+/**
+ * ndp_prefix_changed() - the guest's address changed: tell it now
+ * @c:		execution context, with the new address
+ * @old:	its previous address
+ * @old_len:	that one's prefix length
+ *
+ * The next RAs (an initial burst, starting at once, or as soon as the last
+ * one allows: 6.2.4 and 6.2.6) announce the new prefix and withdraw the
+ * old one, if it differs.
+ */
+void ndp_prefix_changed(struct ctx *c, const struct in6_addr *old, int old_len)
+{
+	if (old_len != c->prefix6 ||
+	    !ndp_same_prefix(old, &c->addr6, old_len)) {
+		ndp_withdrawn = (struct ndp_withdrawn){
+			.addr = *old, .len = old_len,
+			.until = c->now + NDP_WITHDRAW_MS,
+		};
+	}
+	if (!ndp_ra_up(c))
+		return;
+	ndp_ra.next = c->now;
+	if (ndp_ra.sent)
+		ndp_ra.next = MAX(c->now,
+				  ndp_ra.last + NDP_MIN_DELAY_BETWEEN_RAS_MS);
+	ndp_ra.sent = 0;
 }

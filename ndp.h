@@ -21,5 +21,7 @@ struct l3_info;
 void ndp_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v);
 int64_t ndp_timer(struct ctx *c);
 int ndp_dns_offer(const struct ctx *c, struct in6_addr *dns);
+void ndp_prefix_changed(struct ctx *c, const struct in6_addr *old,
+			int old_len);
 
 #endif /* NDP_H */

@@ -571,99 +571,142 @@ int nl_default_route(int nl, int family, unsigned int *ifi,
 }
 
 /**
- * struct nl_addr_query - looking for the first global address on a link
- * @family:	AF_INET or AF_INET6
- * @alen:	address length for @family
- * @ifi:	interface index
- * @addr:	address, set when found
- * @prefix_len:	prefix length, set when found
+ * struct nl_addr_msg - what we read from one RTM_NEWADDR message
+ * @ifa:	its family header
+ * @addr:	the address (our end), @alen bytes of it
+ * @flags:	IFA_F_* flags, all 32 bits
  */
-struct nl_addr_query {
-	int family;
-	size_t alen;
-	unsigned int ifi;
+struct nl_addr_msg {
+	struct ifaddrmsg ifa;
 	unsigned char addr[sizeof(struct in6_addr)];
-	int prefix_len;
+	uint32_t flags;
 };
 
 /**
- * nl_addr_cb() - match a global address on the link we're looking at
- * @nh:		RTM_NEWADDR message from a dump
- * @arg:	struct nl_addr_query
+ * nl_addr_parse() - read an address message of a family
+ * @nh:		message from a dump
+ * @family:	AF_INET or AF_INET6
+ * @m:		what it says, set on success
  *
- * Return: 1 if @nh is such an address, 0 otherwise
+ * Return: true if @nh is a RTM_NEWADDR of @family with an address
  */
-static int nl_addr_cb(const struct nlmsghdr *nh, void *arg)
+static bool nl_addr_parse(const struct nlmsghdr *nh, int family,
+			  struct nl_addr_msg *m)
 {
 	unsigned char local[sizeof(struct in6_addr)];
-	unsigned char addr[sizeof(struct in6_addr)];
 	bool has_local = false, has_addr = false;
-	struct nl_addr_query *q = arg;
+	size_t alen = nl_alen(family);
 	const struct rtattr *rta;
-	struct ifaddrmsg ifa;
-	uint32_t flags;
 	int left;
 
 	if (nh->nlmsg_type != RTM_NEWADDR)
-		return 0;
+		return false;
+	rta = nl_msg_hdr(nh, &m->ifa, sizeof(m->ifa), &left);
+	if (!rta || m->ifa.ifa_family != family)
+		return false;
 
-	/* RT_SCOPE_UNIVERSE is what ip(8) calls "global": it leaves out
-	 * loopback (host) and IPv6 link-local (link) addresses
-	 */
-	rta = nl_msg_hdr(nh, &ifa, sizeof(ifa), &left);
-	if (!rta || ifa.ifa_family != q->family || ifa.ifa_index != q->ifi ||
-	    ifa.ifa_scope != RT_SCOPE_UNIVERSE)
-		return 0;
-
-	flags = ifa.ifa_flags;	/* IFA_FLAGS, if present, has all of them */
+	m->flags = m->ifa.ifa_flags;	/* IFA_FLAGS, if present, has all */
 	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left)) {
 		switch (rta->rta_type) {
 		case IFA_LOCAL:
-			has_local = nl_attr_get(rta, local, q->alen);
+			has_local = nl_attr_get(rta, local, alen);
 			break;
 		case IFA_ADDRESS:
-			has_addr = nl_attr_get(rta, addr, q->alen);
+			has_addr = nl_attr_get(rta, m->addr, alen) || has_addr;
 			break;
 		case IFA_FLAGS:
-			nl_attr_get(rta, &flags, sizeof(flags));
+			nl_attr_get(rta, &m->flags, sizeof(m->flags));
 			break;
 		}
 	}
-
-	if (flags & IFA_F_DADFAILED)
-		return 0;
 
 	/* IFA_LOCAL is our end; IFA_ADDRESS is the peer on point-to-point
 	 * links, and the only one IPv6 sends for addresses without a peer.
 	 */
 	if (has_local)
-		memcpy(q->addr, local, q->alen);
-	else if (has_addr)
-		memcpy(q->addr, addr, q->alen);
-	else
-		return 0;
-
-	q->prefix_len = ifa.ifa_prefixlen;
-	return 1;
+		memcpy(m->addr, local, alen);
+	return has_local || has_addr;
 }
 
 /**
- * nl_addr_get() - first address of global scope of a family on a link
+ * struct nl_addr_query - looking for the best global address on a link
+ * @family:	AF_INET or AF_INET6
+ * @ifi:	interface index
+ * @prefer:	address to take if it's there, NULL for none
+ * @rank:	rank of the address found so far, 0 for none
+ * @addr:	that address
+ * @prefix_len:	its prefix length
+ */
+struct nl_addr_query {
+	int family;
+	unsigned int ifi;
+	const union inany_addr *prefer;
+	int rank;
+	union inany_addr addr;
+	int prefix_len;
+};
+
+/**
+ * nl_addr_cb() - rank a global address on the link we're looking at
+ * @nh:		RTM_NEWADDR message from a dump
+ * @arg:	struct nl_addr_query
+ *
+ * Ranks, best first: the preferred address; a stable one (not temporary,
+ * deprecated or tentative); any other. The first of the best rank wins.
+ *
+ * Return: 1 once the preferred address is found, 0 otherwise
+ */
+static int nl_addr_cb(const struct nlmsghdr *nh, void *arg)
+{
+	const uint32_t unstable = IFA_F_TEMPORARY | IFA_F_DEPRECATED |
+				  IFA_F_TENTATIVE;
+	struct nl_addr_query *q = arg;
+	union inany_addr a;
+	struct nl_addr_msg m;
+	int rank;
+
+	/* RT_SCOPE_UNIVERSE is what ip(8) calls "global": it leaves out
+	 * loopback (host) and IPv6 link-local (link) addresses
+	 */
+	if (!nl_addr_parse(nh, q->family, &m) || m.ifa.ifa_index != q->ifi ||
+	    m.ifa.ifa_scope != RT_SCOPE_UNIVERSE ||
+	    (m.flags & IFA_F_DADFAILED))
+		return 0;
+
+	nl_inany_set(&a, q->family, m.addr);
+	if (q->prefer && inany_equals(&a, q->prefer))
+		rank = 3;
+	else
+		rank = m.flags & unstable ? 1 : 2;
+	if (rank > q->rank) {
+		q->rank = rank;
+		q->addr = a;
+		q->prefix_len = m.ifa.ifa_prefixlen;
+	}
+	return rank == 3;
+}
+
+/**
+ * nl_addr_get() - the address of global scope of a family to copy from a link
  * @nl:		netlink socket
  * @family:	AF_INET or AF_INET6
  * @ifi:	interface index
+ * @prefer:	address to keep if the link still has it, NULL for none
  * @addr:	address, set on success
  * @prefix_len:	prefix length, set on success
  *
- * Addresses that failed duplicate address detection are skipped.
+ * Addresses that failed duplicate address detection are skipped; @prefer
+ * comes first, then the first stable address (not an IPv6 temporary,
+ * deprecated or tentative one), then the first at all.
  *
  * Return: 0 on success, -ENOENT if there is none, other -errno
  */
-int nl_addr_get(int nl, int family, unsigned int ifi, union inany_addr *addr,
+int nl_addr_get(int nl, int family, unsigned int ifi,
+		const union inany_addr *prefer, union inany_addr *addr,
 		int *prefix_len)
 {
 	struct nl_addr_query q = {
-		.family = family, .alen = nl_alen(family), .ifi = ifi,
+		.family = family, .ifi = ifi, .prefer = prefer,
 	};
 	struct ifaddrmsg ifa = { .ifa_family = (unsigned char)family };
 	struct nl_req req;
@@ -677,12 +720,68 @@ int nl_addr_get(int nl, int family, unsigned int ifi, union inany_addr *addr,
 	rc = nl_do(nl, &req, nl_addr_cb, &q);
 	if (rc < 0)
 		return rc;
-	if (!rc)
+	if (!q.rank)
 		return -ENOENT;
 
-	nl_inany_set(addr, family, q.addr);
+	*addr = q.addr;
 	*prefix_len = q.prefix_len;
 	return 0;
+}
+
+/**
+ * struct nl_addr_all - every address of a family, for nl_addr_list()
+ * @family:	AF_INET or AF_INET6
+ * @list:	addresses, written
+ * @max:	room in @list
+ * @n:		addresses seen, may grow past @max
+ */
+struct nl_addr_all {
+	int family;
+	union inany_addr *list;
+	int max;
+	int n;
+};
+
+/**
+ * nl_addr_all_cb() - add an address to the list
+ * @nh:		RTM_NEWADDR message from a dump
+ * @arg:	struct nl_addr_all
+ *
+ * Return: 0, to see them all
+ */
+static int nl_addr_all_cb(const struct nlmsghdr *nh, void *arg)
+{
+	struct nl_addr_all *q = arg;
+	struct nl_addr_msg m;
+
+	if (!nl_addr_parse(nh, q->family, &m))
+		return 0;
+	if (q->n < q->max)
+		nl_inany_set(&q->list[q->n], q->family, m.addr);
+	q->n++;
+	return 0;
+}
+
+/**
+ * nl_addr_list() - every address of a family, on any link, any scope
+ * @nl:		netlink socket
+ * @family:	AF_INET or AF_INET6
+ * @list:	addresses, written
+ * @max:	room in @list
+ *
+ * Return: number of addresses (more than @max if they didn't all fit),
+ *	   or -errno
+ */
+int nl_addr_list(int nl, int family, union inany_addr *list, int max)
+{
+	struct nl_addr_all q = { .family = family, .list = list, .max = max };
+	struct ifaddrmsg ifa = { .ifa_family = (unsigned char)family };
+	struct nl_req req;
+	int rc;
+
+	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
+	rc = nl_do(nl, &req, nl_addr_all_cb, &q);
+	return rc < 0 ? rc : q.n;
 }
 
 /**
@@ -886,20 +985,48 @@ int nl_addr_add(int nl, unsigned int ifi, const union inany_addr *addr,
 }
 
 /**
+ * nl_addr_del() - remove an address from a link
+ * @nl:		netlink socket
+ * @ifi:	interface index
+ * @addr:	address, IPv4 or IPv6
+ * @prefix_len:	its prefix length
+ *
+ * Return: 0 on success, -EADDRNOTAVAIL if it's not there, other -errno
+ */
+int nl_addr_del(int nl, unsigned int ifi, const union inany_addr *addr,
+		int prefix_len)
+{
+	int family = inany_family(addr);
+	struct ifaddrmsg ifa = {
+		.ifa_family = (unsigned char)family,
+		.ifa_prefixlen = (unsigned char)prefix_len,
+		.ifa_index = ifi,
+	};
+	struct nl_req req;
+
+	if (!nl_ifi_ok(ifi))
+		return -EINVAL;
+	nl_req_init(&req, RTM_DELADDR, 0, &ifa, sizeof(ifa));
+	nl_attr_put(&req, IFA_LOCAL, nl_inany_bytes(addr), nl_alen(family));
+	return nl_do(nl, &req, NULL, NULL);
+}
+
+/**
  * nl_route_req() - send one RTM_NEWROUTE request
  * @nl:		netlink socket
  * @rtm:	route header
+ * @flags:	NLM_F_EXCL to add, NLM_F_REPLACE to add or replace
  * @oif:	output interface
  * @gw:		gateway, NULL for a direct route
  *
  * Return: 0 on success, negative errno on failure
  */
-static int nl_route_req(int nl, const struct rtmsg *rtm, uint32_t oif,
-			const union inany_addr *gw)
+static int nl_route_req(int nl, const struct rtmsg *rtm, uint16_t flags,
+			uint32_t oif, const union inany_addr *gw)
 {
 	struct nl_req req;
 
-	nl_req_init(&req, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL,
+	nl_req_init(&req, RTM_NEWROUTE, NLM_F_CREATE | flags,
 		    rtm, sizeof(*rtm));
 	nl_attr_put(&req, RTA_OIF, &oif, sizeof(oif));
 	if (gw)
@@ -909,24 +1036,15 @@ static int nl_route_req(int nl, const struct rtmsg *rtm, uint32_t oif,
 }
 
 /**
- * nl_route_add_default() - add a default route to the main table
- * @nl:		netlink socket
- * @ifi:	output interface
- * @gw:		gateway, IPv4 or IPv6; unspecified (0.0.0.0 or ::) for a
- *		direct route on @ifi
+ * nl_route_default_rtm() - header of a default route of the main table
+ * @family:	AF_INET or AF_INET6
+ * @has_gw:	through a gateway, not direct
  *
- * A gateway that no prefix of @ifi covers is added again as on-link
- * (RTNH_F_ONLINK). The kernel refuses any IPv6 gateway on a
- * loopback interface (-EHOSTUNREACH or -EINVAL, see ip6_validate_gw() in
- * net/ipv6/route.c), but takes a direct route there.
- *
- * Return: 0 on success, -EEXIST if there's already one, other -errno
+ * Return: the header
  */
-int nl_route_add_default(int nl, unsigned int ifi, const union inany_addr *gw)
+static struct rtmsg nl_route_default_rtm(int family, bool has_gw)
 {
-	int family = inany_family(gw);
-	bool has_gw = !inany_is_unspecified(gw);
-	struct rtmsg rtm = {
+	return (struct rtmsg){
 		.rtm_family = (unsigned char)family,
 		.rtm_table = RT_TABLE_MAIN,
 		.rtm_protocol = RTPROT_BOOT,
@@ -935,19 +1053,131 @@ int nl_route_add_default(int nl, unsigned int ifi, const union inany_addr *gw)
 							    RT_SCOPE_LINK,
 		.rtm_type = RTN_UNICAST,
 	};
+}
+
+/**
+ * nl_route_set_default() - add, or add or replace, a default route
+ * @nl:		netlink socket
+ * @ifi:	output interface
+ * @gw:		gateway, unspecified for a direct route on @ifi
+ * @flags:	NLM_F_EXCL or NLM_F_REPLACE
+ *
+ * A gateway that no prefix of @ifi covers is added again as on-link
+ * (RTNH_F_ONLINK). The kernel refuses any IPv6 gateway on a
+ * loopback interface (-EHOSTUNREACH or -EINVAL, see ip6_validate_gw() in
+ * net/ipv6/route.c), but takes a direct route there.
+ *
+ * Return: 0 on success, -EEXIST if adding and there's one, other -errno
+ */
+static int nl_route_set_default(int nl, unsigned int ifi,
+				const union inany_addr *gw, uint16_t flags)
+{
+	bool has_gw = !inany_is_unspecified(gw);
+	struct rtmsg rtm = nl_route_default_rtm(inany_family(gw), has_gw);
 	uint32_t oif = ifi;
 	int rc;
 
 	if (!nl_ifi_ok(ifi))
 		return -EINVAL;
 
-	rc = nl_route_req(nl, &rtm, oif, has_gw ? gw : NULL);
+	rc = nl_route_req(nl, &rtm, flags, oif, has_gw ? gw : NULL);
 	/* A gateway outside the prefixes of @ifi (-a and -g apart, as with a
 	 * host's /32) is on the link all the same
 	 */
 	if ((rc == -ENETUNREACH || rc == -EINVAL) && has_gw) {
 		rtm.rtm_flags |= RTNH_F_ONLINK;
-		rc = nl_route_req(nl, &rtm, oif, gw);
+		rc = nl_route_req(nl, &rtm, flags, oif, gw);
 	}
 	return rc;
+}
+
+/**
+ * nl_route_add_default() - add a default route to the main table
+ * @nl:		netlink socket
+ * @ifi:	output interface
+ * @gw:		gateway, IPv4 or IPv6; unspecified (0.0.0.0 or ::) for a
+ *		direct route on @ifi
+ *
+ * Return: 0 on success, -EEXIST if there's already one, other -errno
+ */
+int nl_route_add_default(int nl, unsigned int ifi, const union inany_addr *gw)
+{
+	return nl_route_set_default(nl, ifi, gw, NLM_F_EXCL);
+}
+
+/**
+ * nl_route_replace_default() - set the default route, whatever was there
+ * @nl:		netlink socket
+ * @ifi:	output interface
+ * @gw:		gateway, unspecified for a direct route on @ifi
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+int nl_route_replace_default(int nl, unsigned int ifi,
+			     const union inany_addr *gw)
+{
+	return nl_route_set_default(nl, ifi, gw, NLM_F_REPLACE);
+}
+
+/**
+ * nl_monitor_open() - a socket told of address and route changes
+ *
+ * Return: non-blocking NETLINK_ROUTE socket in the current namespace,
+ *	   member of the IPv4 and IPv6 address and route groups, or -errno
+ */
+int nl_monitor_open(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE |
+			     RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE,
+	};
+	int fd, rc;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/**
+ * nl_monitor_drain() - read every pending notification
+ * @fd:		socket from nl_monitor_open()
+ *
+ * What they say doesn't matter: the caller reads the state again. A
+ * notification lost to a full receive buffer (ENOBUFS) counts as one.
+ *
+ * Return: how many notifications from the kernel there were, or -errno
+ *	   for errors other than those two
+ */
+int nl_monitor_drain(int fd)
+{
+	struct iovec iov = { .iov_base = nl_buf, .iov_len = sizeof(nl_buf) };
+	struct sockaddr_nl sa;
+	struct msghdr mh = {
+		.msg_name = &sa, .msg_iov = &iov, .msg_iovlen = 1,
+	};
+	int n = 0;
+
+	for (;;) {
+		mh.msg_namelen = sizeof(sa);
+		if (recvmsg(fd, &mh, 0) < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				n++;
+				continue;
+			}
+			return errno == EAGAIN ? n : -errno;
+		}
+		/* Only the kernel speaks for the host's state */
+		if (mh.msg_namelen == sizeof(sa) && !sa.nl_pid)
+			n++;
+	}
 }

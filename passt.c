@@ -23,6 +23,7 @@
 
 #include "conf.h"
 #include "flow.h"
+#include "follow.h"
 #include "fwd.h"
 #include "icmp.h"
 #include "isolation.h"
@@ -240,6 +241,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_RESOLV:
 		resolv_handler(c);
 		break;
+	case EPOLL_TYPE_NL_HOST:
+		follow_handler(c);
+		break;
 	default:
 		assert(0);
 	}
@@ -267,7 +271,8 @@ static void main_loop(struct ctx *c)
 			dispatch(c, &events[i]);
 
 		tcp_batch_end(c);
-		next = MIN(tcp_timer(c), ndp_timer(c));
+		next = MIN(tcp_timer(c), follow_timer(c));
+		next = MIN(next, ndp_timer(c));
 		flow_timer(c);
 		pasta_netns_poll(c);
 		resolv_timer(c);
@@ -329,6 +334,7 @@ int main(int argc, char **argv)
 	if (c.mode == MODE_PASTA)
 		pasta_netns_watch(&c);
 	resolv_watch(&c);	/* its directories: the sandbox hides them */
+	follow_init(&c);
 	isolate_loop(&c);
 
 	main_loop(&c);

@@ -45,6 +45,7 @@ enum epoll_type {
 	EPOLL_TYPE_SPLICE_LISTEN,	/* -T listener, in the namespace */
 	EPOLL_TYPE_UDP_NS_LISTEN,	/* -U socket, in the namespace */
 	EPOLL_TYPE_RESOLV,	/* inotify: resolv.conf may have changed */
+	EPOLL_TYPE_NL_HOST,	/* rtnetlink: host addresses or routes */
 	EPOLL_TYPE_MAX,
 };
 
@@ -110,6 +111,7 @@ struct ctx {
 	bool no_map_gw;			/* gateway is not the host's loopback */
 	/* Per family, [INANY_V4] and [INANY_V6]; unspecified: not set */
 	union inany_addr map_host_lo[INANY_FAMILIES];	/* to host's lo */
+	bool map_host_lo_is_gw[INANY_FAMILIES];	/* the gateway: follows it */
 	union inany_addr map_guest[INANY_FAMILIES];	/* to host's address */
 	union inany_addr dns_match[INANY_FAMILIES];	/* --dns-forward */
 	union inany_addr dns_host;	/* --dns-host, unspecified if not given */
@@ -149,7 +151,8 @@ struct ctx {
 	int dns_search_n;
 
 	/* What resolv.conf feeds, and keeps feeding as it changes (resolv.c) */
-	bool no_follow_host;		/* --no-follow-host: read it once */
+	bool no_follow_host;		/* --no-follow-host: read it once, and
+					 * the host's addresses and routes */
 	bool resolv_dns;		/* dns4, dns6: no -D, no --dns-forward */
 	bool resolv_search;		/* dns_search: no -S */
 	bool resolv_up;			/* dns_up: no --dns-host */

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "ip.h"
+#include "follow.h"
 #include "fwd.h"
 #include "log.h"
 #include "netlink.h"
@@ -48,7 +49,9 @@
 #include "pasta.h"
 
 static int pasta_go_fd = -1;	/* write end: the child may exec */
-static int pasta_nl_ns = -1;	/* netlink socket in the namespace */
+static int pasta_nl_ns = -1;	/* netlink socket in the namespace, kept
+				 * to follow the host (follow.c) */
+static int pasta_tap_ifi;	/* the tap's index there, if configured */
 
 #define PASTA_NS_SPARE		16	/* see pasta_ns_socket() */
 
@@ -361,7 +364,8 @@ static void pasta_config_family(const struct ctx *c, int ifi, int family)
 		gw.a6 = c->gw6;
 		prefix = c->prefix6;
 	}
-	ret = nl_addr_add(pasta_nl_ns, ifi, &addr, prefix);
+	ret = inany_is_unspecified(&addr) ? 0 :	/* link-local only */
+	      nl_addr_add(pasta_nl_ns, ifi, &addr, prefix);
 	if (ret && ret != -EEXIST)
 		die("Can't add address to %s: %s", c->ifname, strerror(-ret));
 	ret = nl_route_add_default(pasta_nl_ns, ifi, &gw);
@@ -388,12 +392,87 @@ static void pasta_config_net(const struct ctx *c)
 	if (ifi < 0)
 		die("Can't find %s in the namespace: %s", c->ifname,
 		    strerror(-ifi));
+	pasta_tap_ifi = ifi;
 	ret = nl_link_set_up(pasta_nl_ns, ifi, c->mtu_no_assign ? 0 : c->mtu);
 	if (ret)
 		die("Can't set %s up with MTU %d: %s", c->ifname, c->mtu,
 		    strerror(-ret));
 	pasta_config_family(c, ifi, AF_INET);
 	pasta_config_family(c, ifi, AF_INET6);
+}
+
+/**
+ * pasta_ns_set() - give the namespace an address and default route
+ * @c:		execution context
+ * @g:		address (none if unspecified) and gateway
+ *
+ * Return: 0 on success, -errno from the first step that failed
+ */
+static int pasta_ns_set(const struct ctx *c, const struct guest_fam *g)
+{
+	int ret = 0;
+
+	if (!inany_is_unspecified(&g->addr))
+		ret = nl_addr_add(pasta_nl_ns, pasta_tap_ifi, &g->addr,
+				  g->prefix);
+	if (ret && ret != -EEXIST) {
+		warn("Can't add the new address to %s: %s", c->ifname,
+		     strerror(-ret));
+		return ret;
+	}
+	ret = nl_route_replace_default(pasta_nl_ns, pasta_tap_ifi, &g->gw);
+	if (ret)
+		warn("Can't set the default route in the namespace: %s",
+		     strerror(-ret));
+	return ret;
+}
+
+/**
+ * pasta_ns_follow() - give the namespace the guest's new configuration
+ * @c:		execution context
+ * @old:	the configuration of a family the namespace has
+ * @new:	the one it should have
+ *
+ * The old address stays until pasta_ns_forget(), unless only its prefix
+ * length changed: the guest must still take our resets of its connections
+ * from there (follow.c).
+ */
+void pasta_ns_follow(const struct ctx *c, const struct guest_fam *old,
+		     const struct guest_fam *new)
+{
+	if (pasta_nl_ns < 0 || !pasta_tap_ifi)
+		return;
+	if (inany_equals(&old->addr, &new->addr) &&
+	    old->prefix != new->prefix)
+		pasta_ns_forget(c, old, new);
+	else
+		pasta_ns_set(c, new);
+}
+
+/**
+ * pasta_ns_forget() - remove the namespace's previous address
+ * @c:		execution context
+ * @old:	previous configuration
+ * @new:	current one
+ *
+ * Removing the primary IPv4 address of a subnet removes its secondary
+ * ones, and routes through them, unless promote_secondaries is set: the
+ * current address and route are set again after.
+ */
+void pasta_ns_forget(const struct ctx *c, const struct guest_fam *old,
+		     const struct guest_fam *new)
+{
+	int ret;
+
+	if (pasta_nl_ns < 0 || !pasta_tap_ifi ||
+	    inany_is_unspecified(&old->addr))
+		return;
+	ret = nl_addr_del(pasta_nl_ns, pasta_tap_ifi, &old->addr,
+			  old->prefix);
+	if (ret && ret != -EADDRNOTAVAIL)
+		warn("Can't remove the old address from %s: %s", c->ifname,
+		     strerror(-ret));
+	pasta_ns_set(c, new);
 }
 
 /**
@@ -438,8 +517,10 @@ void pasta_start(struct ctx *c)
 	if (ret)
 		die("Can't open the host's /proc/net files: %s",
 		    strerror(-ret));
-	close(pasta_nl_ns);
-	pasta_nl_ns = -1;
+	if (c->no_follow_host || !c->config_net) {
+		close(pasta_nl_ns);
+		pasta_nl_ns = -1;
+	}
 	debug("pasta: tap %s in the namespace, guest %s", c->ifname,
 	     c->config_net ? "configured" : "not configured");
 }

@@ -3,6 +3,7 @@
 #define PASTA_H
 
 struct ctx;
+struct guest_fam;
 
 void pasta_start(struct ctx *c);
 void pasta_cmd_release(struct ctx *c);
@@ -11,6 +12,10 @@ void pasta_netns_watch(struct ctx *c);
 void pasta_netns_handler(struct ctx *c);
 void pasta_netns_poll(struct ctx *c);
 int pasta_ns_socket(const struct ctx *c, int family, int type);
+void pasta_ns_follow(const struct ctx *c, const struct guest_fam *old,
+		     const struct guest_fam *new);
+void pasta_ns_forget(const struct ctx *c, const struct guest_fam *old,
+		     const struct guest_fam *new);
 int pasta_ns_run(const struct ctx *c, int (*fn)(void *), void *arg);
 
 #endif /* PASTA_H */

@@ -1889,6 +1889,16 @@ void tcp_flow_abort(struct ctx *c, int idx)
 }
 
 /**
+ * tcp_flow_reset() - reset a connection both ways: its address went away
+ * @c:		execution context
+ * @idx:	flow index
+ */
+void tcp_flow_reset(struct ctx *c, int idx)
+{
+	tcp_rst(c, &flowtab[idx].tcp);
+}
+
+/**
  * tcp_peek_off_probe() - does this kernel have SO_PEEK_OFF for TCP?
  *
  * PASST_TEST_NO_PEEK_OFF=1 in the environment pretends it doesn't, so that

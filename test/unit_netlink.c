@@ -157,7 +157,7 @@ static bool ok_addr(int nl, unsigned int ifi, const char *want, int want_plen,
 	bool pass;
 
 	memset(&got, 0xff, sizeof(got));
-	rc = nl_addr_get(nl, inany_family(&a), ifi, &got, &plen);
+	rc = nl_addr_get(nl, inany_family(&a), ifi, NULL, &got, &plen);
 
 	va_start(ap, fmt);
 	pass = vok(!rc && inany_equals(&got, &a) && plen == want_plen, fmt, ap);
@@ -240,7 +240,7 @@ static void test_addr(int nl, unsigned int lo, const char *host,
 	union inany_addr want = addr(a), got;
 	int af = inany_family(&want), got_plen;
 
-	ok_rc(nl_addr_get(nl, af, lo, &got, &got_plen), -ENOENT,
+	ok_rc(nl_addr_get(nl, af, lo, NULL, &got, &got_plen), -ENOENT,
 	      "nl_addr_get(%s, lo) skips %s (host scope): -ENOENT",
 	      af_name(af), host);
 	ok_rc(nl_addr_add(nl, lo, &want, plen), 0,
@@ -260,7 +260,7 @@ static void test_addr_invalid(int nl, unsigned int lo)
 	ok_rc(nl_addr_add(nl, lo, &a, 33), -EINVAL,
 	      "nl_addr_add() of an IPv4 address with prefix length 33 is "
 	      "-EINVAL");
-	ok_rc(nl_addr_get(nl, AF_INET, NO_SUCH_IFI, &got, &plen), -ENOENT,
+	ok_rc(nl_addr_get(nl, AF_INET, NO_SUCH_IFI, NULL, &got, &plen), -ENOENT,
 	      "nl_addr_get(AF_INET) on a missing link is -ENOENT");
 }
 
@@ -323,7 +323,7 @@ static void test_multipart(int nl, unsigned int lo)
 		"nl_addr_get(AF_INET, lo) in a multi-part dump finds "
 		"192.0.2.7/24");
 
-	ok_rc(nl_addr_get(nl, AF_INET, NO_SUCH_IFI, &got, &plen), -ENOENT,
+	ok_rc(nl_addr_get(nl, AF_INET, NO_SUCH_IFI, NULL, &got, &plen), -ENOENT,
 	      "nl_addr_get(AF_INET) reads a whole multi-part dump to -ENOENT");
 
 	ok_route(nl, lo, "192.0.2.1",
@@ -331,7 +331,7 @@ static void test_multipart(int nl, unsigned int lo)
 		 FILLER_ADDRS);
 
 	/* A request right after an early match: the dump was drained */
-	rc = nl_addr_get(nl, AF_INET, lo, &got, &plen);
+	rc = nl_addr_get(nl, AF_INET, lo, NULL, &got, &plen);
 	rc = rc ? rc : nl_link_mtu_get(nl, lo);
 	ok(rc > 0, "requests after an early match in a dump still work");
 }

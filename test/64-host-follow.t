@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# 64-host-follow.t - pasta follows H's addresses and default routes at run
+# time (follow.c), both families at once:
+#   1. H's default route moves to another router (R's second address):
+#      the namespace's follows within 1 s, and a download running through
+#      pasta continues;
+#   2. H gets a second address: the namespace keeps the one it has;
+#   3. H moves to another network (new address and router, old address
+#      deleted): within 1 s the namespace has the new address and route;
+#      the download from the old address is reset (curl fails promptly,
+#      nothing hangs), then the old address leaves the namespace (250 ms
+#      later, so that it still takes our resets); a new connection comes
+#      from the new address (R's /peer), and R reaches the namespace's
+#      server through -t at H's new address;
+#   4. pasta started while H has no default route: link-local addresses
+#      (169.254.2.1/16 via 169.254.2.2, IPv6 via fe80::1), and H's address
+#      and route within 1 s of H getting a default route, then a download
+#      works;
+#   5. --no-follow-host: a route change is not followed.
+# Times from H's change to the namespace's are comments.
+
+. "$(dirname "$0")/lib.sh"
+lib_init
+need_pasta
+[ "$PASTA_DIRECT" = 1 ] && skip_all "PASTA_DIRECT=1: no namespace of pasta's"
+plan 36
+
+PORT=8080		# httpd.py in R
+NS_PORT=8090		# httpd.py in pasta's namespace, forwarded with -t
+LO_PORT=8070		# httpd.py on H's loopback
+R2_ADDR=203.0.113.3	# R's second address, H's second router
+R2_ADDR6=2001:db8:1::3
+NEW_H=192.0.2.10	# H on the network it moves to ...
+NEW_R=192.0.2.2		# ... whose router is R
+NEW_H6=2001:db8:5::10
+NEW_R6=2001:db8:5::2
+RATE=1M			# curl --limit-rate: the download runs ~60 s
+
+topo_create; ok $? "topology created" || done_testing
+in_r ip addr add "$R2_ADDR/24" dev veth0 &&
+in_r ip addr add "$R2_ADDR6/64" dev veth0 nodad &&
+in_r ip addr add "$NEW_R/24" dev veth0 &&
+in_r ip addr add "$NEW_R6/64" dev veth0 nodad
+ok $? "R's second router addresses"
+mkdir -p "$DOCS" && make_random "$DOCS/big.bin" 64
+echo "on H's loopback" >"$DOCS/h.txt"
+start_httpd "$NS_R" :: "$PORT" "$DOCS" httpd &&
+	start_httpd "$NS_H" 127.0.0.1 "$LO_PORT" "$DOCS" hlo
+ok $? "servers in R and on H's loopback" || done_testing
+
+# now_ms - monotonic enough for intervals of a few seconds
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# follow_ms SECS CMD... - poll CMD every 20 ms: print the milliseconds it
+# took to succeed, fail after SECS
+follow_ms() {
+	local secs=$1 t0 end
+	shift
+	t0=$(now_ms)
+	end=$((t0 + secs * 1000))
+	until "$@"; do
+		[ "$(now_ms)" -ge "$end" ] && return 1
+		sleep 0.02
+	done
+	echo $(($(now_ms) - t0))
+}
+
+# start_pasta NAME [OPTS...] - pasta with httpd.py in its namespace;
+# sets SPID (the server's PID, for nsenter) and PPID_PASTA
+start_pasta() {
+	local name=$1
+	shift
+	S=$WORK/u/$name
+	mkdir -m 0777 "$S"
+	echo "in the namespace" >"$S/ns.txt"
+	pasta_bg "$name" 120 -P "$S/pasta.pid" -t "$NS_PORT" "$@" -- \
+		"$TESTDIR/ns-server.sh" "$S" 110 "$PY" "$TESTDIR/httpd.py" \
+		--bind :: --port "$NS_PORT" --dir "$S" --pidfile "$S/server.pid"
+	PASTA_BG=$BG_PID
+	wait_file "$S/ready" 15 && wait_file "$S/pasta.pid" 5 &&
+		SPID=$(cat "$S/server.pid")
+}
+in_ns() { nsenter -t "$SPID" -n "$@"; }
+
+# ns_addr FAMILY ADDR/PLEN - the namespace's tap ($IFN) has it
+IFN=veth0	# named after H's interface; tap0 if there was none
+ns_addr() { in_ns ip "-$1" -o addr show dev "$IFN" | grep -q " $2 "; }
+ns_no_addr() { ! ns_addr "$@"; }
+# ns_via FAMILY GW - the namespace's default route goes through GW
+ns_via() { in_ns ip "-$1" route show default | grep -q "via $2 "; }
+# ns_both4 ADDR/PLEN GW, ns_both6 ... - address and route together
+ns_both() { ns_addr "$1" "$2" && ns_via "$1" "$3"; }
+
+# bg_curl NAME URL - a rate-limited download in the namespace; PID in CPID
+bg_curl() {
+	in_ns curl -sS -g --limit-rate "$RATE" --max-time 100 -o "$WORK/$1.bin" \
+		"$2" >"$WORK/$1.log" 2>&1 &
+	CPID=$!
+	_PIDS+=("$CPID")
+}
+size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
+# grows FILE - FILE gets bigger within 3 s
+bigger() { [ "$(size "$1")" -gt "$2" ]; }
+grows() { _poll 3 bigger "$1" "$(size "$1")"; }
+
+# --- 1. default route moves -------------------------------------------------
+start_pasta follow
+ok $? "pasta running" || { diag_file "$WORK/follow.err"; done_testing; }
+ns_both 4 "$H_ADDR/24" "$R_ADDR" && ns_both 6 "$H_ADDR6/64" "$R_ADDR6"
+ok $? "namespace starts with H's addresses and routes" ||
+	in_ns ip addr show "$IFN" >&2
+
+bg_curl dl4 "http://$SRV_ADDR:$PORT/big.bin"; C4=$CPID
+bg_curl dl6 "http://[$SRV_ADDR6]:$PORT/big.bin"; C6=$CPID
+grows "$WORK/dl4.bin" && grows "$WORK/dl6.bin"
+ok $? "downloads running from H's first address"
+
+in_h ip route replace default via "$R2_ADDR" dev veth0 &&
+	in_h ip -6 route replace default via "$R2_ADDR6" dev veth0
+t=$(follow_ms 5 ns_via 4 "$R2_ADDR") && [ "$t" -le 1000 ]
+ok $? "IPv4 default route follows H's to $R2_ADDR within 1 s (${t:-no} ms)"
+t=$(follow_ms 5 ns_via 6 "$R2_ADDR6") && [ "$t" -le 1000 ]
+ok $? "IPv6 default route follows H's to $R2_ADDR6 within 1 s (${t:-no} ms)"
+grows "$WORK/dl4.bin" && grows "$WORK/dl6.bin"
+ok $? "both downloads continue: their address is still H's"
+
+# --- 2. a second address ----------------------------------------------------
+in_h ip addr add 203.0.113.7/24 dev veth0 &&
+	in_h ip addr add 2001:db8:1::7/64 dev veth0 nodad
+sleep 0.5	# nothing to wait for: the namespace must not change
+ns_addr 4 "$H_ADDR/24" && ns_no_addr 4 203.0.113.7/24 &&
+	ns_addr 6 "$H_ADDR6/64" && ns_no_addr 6 2001:db8:1::7/64
+ok $? "a second address on H leaves the namespace's as it is"
+kill -0 "$C4" 2>/dev/null && kill -0 "$C6" 2>/dev/null
+ok $? "both downloads still running"
+
+# --- 3. H moves to another network ------------------------------------------
+t0=$(now_ms)
+in_h ip addr add "$NEW_H/24" dev veth0 &&
+	in_h ip addr add "$NEW_H6/64" dev veth0 nodad &&
+	in_h ip route replace default via "$NEW_R" dev veth0 &&
+	in_h ip -6 route replace default via "$NEW_R6" dev veth0 &&
+	in_h ip addr del 203.0.113.7/24 dev veth0 &&
+	in_h ip addr del "$H_ADDR/24" dev veth0 &&
+	in_h ip addr del "$H_ADDR6/64" dev veth0 &&
+	in_h ip addr del 2001:db8:1::7/64 dev veth0
+ok $? "H: new addresses $NEW_H, $NEW_H6 through $NEW_R, $NEW_R6; old ones deleted"
+t=$(follow_ms 5 ns_both 4 "$NEW_H/24" "$NEW_R") && [ "$t" -le 1000 ]
+ok $? "IPv4: namespace has $NEW_H/24 via $NEW_R within 1 s (${t:-no} ms)"
+t=$(follow_ms 5 ns_both 6 "$NEW_H6/64" "$NEW_R6") && [ "$t" -le 1000 ]
+ok $? "IPv6: namespace has $NEW_H6/64 via $NEW_R6 within 1 s (${t:-no} ms)"
+old_gone() { ns_no_addr 4 "$H_ADDR/24" && ns_no_addr 6 "$H_ADDR6/64"; }
+t=$(follow_ms 5 old_gone) && [ "$t" -le 1000 ]
+ok $? "the old addresses leave the namespace within 1 s more (${t:-no} ms)" ||
+	in_ns ip addr show "$IFN" >&2
+
+for fam in 4 6; do
+	eval "pid=\$C$fam"
+	if wait_gone "$pid" 5; then
+		wait "$pid"; rc=$?
+		t=$(($(now_ms) - t0))
+		[ "$rc" != 0 ]
+		ok $? "IPv$fam: the download from the old address ends with an error ($rc) within 5 s (${t} ms)"
+		diag "IPv$fam: $(tr '\n' ' ' <"$WORK/dl$fam.log")"
+	else
+		ok 1 "IPv$fam: the download from the old address is still running 5 s after it went"
+	fi
+done
+
+peer=$(in_ns curl -sS --max-time 10 "http://$SRV_ADDR:$PORT/peer")
+is "$peer" "$NEW_H" "IPv4: a new connection comes from H's new address"
+peer=$(in_ns curl -sS -g --max-time 10 "http://[$SRV_ADDR6]:$PORT/peer")
+is "$peer" "$NEW_H6" "IPv6: a new connection comes from H's new address"
+got=$(in_r curl -sS --max-time 10 "http://$NEW_H:$NS_PORT/ns.txt")
+is "$got" "in the namespace" "IPv4: R reaches -t $NS_PORT at H's new address"
+got=$(in_r curl -sS -g --max-time 10 "http://[$NEW_H6]:$NS_PORT/ns.txt")
+is "$got" "in the namespace" "IPv6: R reaches -t $NS_PORT at H's new address"
+grep -q "Host's IPv4 changed" "$WORK/follow.err" &&
+	grep -q "Host's IPv6 changed" "$WORK/follow.err"
+ok $? "pasta logged the changes" || diag_file "$WORK/follow.err"
+finish_ns_server "$PASTA_BG" "$S" follow
+
+# --- 4. offline start -------------------------------------------------------
+in_h ip route del default && in_h ip -6 route del default
+ok $? "H without default routes"
+IFN=tap0
+start_pasta offline
+ok $? "pasta starts without a default route on H" ||
+	{ diag_file "$WORK/offline.err"; done_testing; }
+ns_both 4 169.254.2.1/16 169.254.2.2 && ns_via 6 fe80::1
+ok $? "namespace has 169.254.2.1/16 via 169.254.2.2, IPv6 via fe80::1" ||
+	in_ns ip addr show "$IFN" >&2
+in_ns ip -6 -o addr show dev veth0 scope global | grep -q .
+ok $((! $?)) "no global IPv6 address yet"
+got=$(in_ns curl -sS --max-time 10 "http://169.254.2.2:$LO_PORT/h.txt")
+is "$got" "on H's loopback" "the gateway 169.254.2.2 reaches H's loopback"
+
+in_h ip route add default via "$NEW_R" dev veth0 &&
+	in_h ip -6 route add default via "$NEW_R6" dev veth0
+t=$(follow_ms 5 ns_both 4 "$NEW_H/24" "$NEW_R") && [ "$t" -le 1000 ]
+ok $? "IPv4: H's address and route within 1 s of H's route (${t:-no} ms)"
+t=$(follow_ms 5 ns_both 6 "$NEW_H6/64" "$NEW_R6") && [ "$t" -le 1000 ]
+ok $? "IPv6: H's address and route within 1 s of H's route (${t:-no} ms)"
+t=$(follow_ms 5 ns_no_addr 4 169.254.2.1/16) && [ "$t" -le 1000 ]
+ok $? "169.254.2.1 leaves within 1 s more (${t:-no} ms)"
+in_ns curl -sS --max-time 20 -o "$WORK/off4.bin" \
+	"http://$SRV_ADDR:$PORT/big.bin" &&
+	in_ns curl -sS -g --max-time 20 -o "$WORK/off6.bin" \
+	"http://[$SRV_ADDR6]:$PORT/big.bin" &&
+	cmp -s "$WORK/off4.bin" "$DOCS/big.bin" &&
+	cmp -s "$WORK/off6.bin" "$DOCS/big.bin"
+ok $? "64 MiB downloads both ways after that, intact"
+finish_ns_server "$PASTA_BG" "$S" offline
+
+# --- 5. --no-follow-host ----------------------------------------------------
+IFN=veth0
+start_pasta nofollow --no-follow-host
+ok $? "pasta --no-follow-host running" ||
+	{ diag_file "$WORK/nofollow.err"; done_testing; }
+in_h ip route replace default via "$R2_ADDR" dev veth0
+sleep 1		# nothing to wait for: the namespace must not change
+ns_via 4 "$NEW_R"
+ok $? "--no-follow-host: the namespace keeps its route"
+finish_ns_server "$PASTA_BG" "$S" nofollow
+
+done_testing
