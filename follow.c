@@ -39,6 +39,7 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -54,15 +55,16 @@
 #include "pasta.h"
 
 #define FOLLOW_SETTLE_MS	100
-#define FOLLOW_FORGET_MS	250	/* see follow_forget() */
-#define FOLLOW_ADDRS_MAX	256	/* per family, see follow_vanished() */
+#define FOLLOW_FORGET_MS	250	/* see follow_forget_now() */
+#define FOLLOW_ADDR_STRLEN	(INET6_ADDRSTRLEN + sizeof("/128"))
+#define FOLLOW_ADDRS_MAX	256	/* per family: follow_vanished() */
 
 /* Link-local configuration without a host route (upstream's values) */
 #define FOLLOW_LL4_ADDR		0xa9fe0201	/* 169.254.2.1 */
 #define FOLLOW_LL4_GW		0xa9fe0202	/* 169.254.2.2 */
 #define FOLLOW_LL4_PREFIX	16
 
-static int follow_nl = -1;		/* requests, in the host's namespace */
+static int follow_nl = -1;		/* requests, host's namespace */
 static int follow_mon = -1;		/* notifications */
 static int64_t follow_due;		/* read the host again then (ms), 0 */
 
@@ -249,6 +251,27 @@ static bool follow_addrs_has(const struct follow_addrs *set,
 }
 
 /**
+ * follow_addr_str() - a guest's address and prefix length, for the log
+ * @g:		configuration
+ * @buf:	written
+ * @len:	its size, FOLLOW_ADDR_STRLEN
+ *
+ * Return: @buf: ADDR/PREFIX, or "link-local only" for no address
+ */
+static const char *follow_addr_str(const struct guest_fam *g, char *buf,
+				   size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (inany_is_unspecified(&g->addr))
+		snprintf(buf, len, "link-local only");
+	else
+		snprintf(buf, len, "%s/%d", inany_ntop(&g->addr, a, sizeof(a)),
+			 g->prefix);
+	return buf;
+}
+
+/**
  * follow_family() - follow the host in one family, in our own state
  * @c:		execution context
  * @family:	AF_INET or AF_INET6
@@ -262,7 +285,7 @@ static bool follow_family(struct ctx *c, int family,
 			  const struct follow_addrs *now_addrs,
 			  struct guest_fam *old, struct guest_fam *new)
 {
-	char a0[INET6_ADDRSTRLEN], a1[INET6_ADDRSTRLEN];
+	char a0[FOLLOW_ADDR_STRLEN], a1[FOLLOW_ADDR_STRLEN];
 	char g0[INET6_ADDRSTRLEN], g1[INET6_ADDRSTRLEN];
 	struct guest_fam local;
 	struct host_fam h;
@@ -291,10 +314,10 @@ static bool follow_family(struct ctx *c, int family,
 	    new->prefix == old->prefix && inany_equals(&new->gw, &old->gw))
 		return false;
 
-	info("Host's IPv%c changed: guest address %s/%d -> %s/%d, gateway "
-	     "%s -> %s", family == AF_INET ? '4' : '6',
-	     inany_ntop(&old->addr, a0, sizeof(a0)), old->prefix,
-	     inany_ntop(&new->addr, a1, sizeof(a1)), new->prefix,
+	info("Host's IPv%c changed: guest address %s -> %s, gateway %s -> %s",
+	     family == AF_INET ? '4' : '6',
+	     follow_addr_str(old, a0, sizeof(a0)),
+	     follow_addr_str(new, a1, sizeof(a1)),
 	     inany_ntop(&old->gw, g0, sizeof(g0)),
 	     inany_ntop(&new->gw, g1, sizeof(g1)));
 	return true;
@@ -429,6 +452,7 @@ void follow_init(struct ctx *c)
 	if (rc)
 		warn("Can't read the host's addresses: %s", strerror(-rc));
 	epoll_ref_add(c, follow_mon, EPOLL_TYPE_NL_HOST, 0, EPOLLIN);
+	follow_due = c->now;	/* anything that changed since conf() */
 }
 
 /**

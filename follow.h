@@ -14,7 +14,7 @@ struct ctx;
  * @ifi:	interface we copy from: -i's, else the default route's; 0 if
  *		neither is there
  * @route:	there is a default route
- * @gw:		its gateway, unspecified if none, direct, or not through -i
+ * @gw:		its gateway; unspecified if none, direct, or not via -i
  * @addr:	address of global scope on @ifi, unspecified if none
  * @prefix:	its prefix length
  */

@@ -33,7 +33,7 @@
 #include "netlink.h"
 #include "util.h"
 
-#define TESTS_PLANNED		35
+#define TESTS_PLANNED		46
 #define FILLER_ADDRS		1024	/* enough for a multi-datagram dump */
 #define NO_SUCH_IFI		4242
 
@@ -283,6 +283,47 @@ static void test_route_add(int nl, unsigned int lo, const char *gw)
 		 af_name(inany_family(&a)), gw);
 }
 
+/**
+ * test_follow() - what follow.c uses: preferred address, list, removal,
+ * route replacement, notifications
+ * @nl:		netlink socket
+ * @lo:		index of lo, with 192.0.2.7/24 and a route via 192.0.2.1
+ */
+static void test_follow(int nl, unsigned int lo)
+{
+	union inany_addr a8 = addr("192.0.2.8"), gw = addr("192.0.2.2");
+	union inany_addr got, list[8];
+	unsigned int ifi = 0;
+	int mon, plen, n;
+
+	mon = nl_monitor_open();
+	ok(mon >= 0, "nl_monitor_open()");
+	ok_rc(nl_addr_add(nl, lo, &a8, 24), 0, "nl_addr_add(lo, 192.0.2.8/24)");
+	ok(!nl_addr_get(nl, AF_INET, lo, NULL, &got, &plen) &&
+	   !strcmp(str(&got), "192.0.2.7"),
+	   "nl_addr_get() without a preference: the first, 192.0.2.7");
+	ok(!nl_addr_get(nl, AF_INET, lo, &a8, &got, &plen) &&
+	   !strcmp(str(&got), "192.0.2.8") && plen == 24,
+	   "nl_addr_get() preferring 192.0.2.8: 192.0.2.8/24");
+	n = nl_addr_list(nl, AF_INET, list, ARRAY_SIZE(list));
+	ok(n == 3, "nl_addr_list(AF_INET): 127.0.0.1, .7 and .8 (%d)", n);
+	ok_rc(nl_addr_del(nl, lo, &a8, 24), 0, "nl_addr_del(lo, 192.0.2.8/24)");
+	ok_rc(nl_addr_del(nl, lo, &a8, 24), -EADDRNOTAVAIL,
+	      "nl_addr_del() of it again is -EADDRNOTAVAIL");
+	ok_rc(nl_route_replace_default(nl, lo, &gw), 0,
+	      "nl_route_replace_default(lo, via 192.0.2.2)");
+	ok(!nl_default_route(nl, AF_INET, &ifi, &got) &&
+	   !strcmp(str(&got), "192.0.2.2"),
+	   "nl_default_route(AF_INET) reads back the replaced gateway");
+	gw = addr("192.0.2.1");
+	nl_route_replace_default(nl, lo, &gw);
+	if (mon < 0)
+		return;
+	ok(nl_monitor_drain(mon) > 0, "nl_monitor_drain(): notifications");
+	ok_rc(nl_monitor_drain(mon), 0, "nl_monitor_drain() again: none left");
+	close(mon);
+}
+
 /* The kernel takes no IPv6 gateway on lo: see the top of this file */
 static void test_route6_gw(int nl, unsigned int lo)
 {
@@ -377,6 +418,7 @@ int main(void)
 	test_route_add(nl, lo, "192.0.2.1");
 	test_route6_gw(nl, lo);
 	test_route_add(nl, lo, "::");
+	test_follow(nl, lo);
 	test_multipart(nl, lo);
 	test_mtu(nl, lo);
 
