@@ -14,7 +14,10 @@
  * leads to, opened before the sandbox hides every path (isolation.c): we
  * read it again through those descriptors. A link that later leads
  * elsewhere can't be followed; that is logged once, and we keep what we
- * had. A file with no name server at all, as while one is being written
+ * had. The file itself is watched too, for a file mounted over it (bind
+ * mounts don't show in the directory) and rewritten in place; once the
+ * file is replaced, that watch sees nothing more, and the directories'
+ * do. A file with no name server at all, as while one is being written
  * in place, changes nothing either. Any change is logged once, old and
  * new, and what the guest already holds (a DHCP lease) stays as it is:
  * --dns-forward, which the guest keeps using, follows at once.
@@ -81,6 +84,9 @@ struct resolv_conf {
  * @fd:		inotify descriptor, -1 if not watching
  * @wd_dir:	its watch on RESOLV_DIR
  * @wd_target:	its watch on the link target's directory, -1 if none
+ * @wd_file:	its watch on the file itself, as it was at start-up, -1 if
+ *		none: a file mounted over resolv.conf and rewritten in place
+ *		changes nothing in either directory
  * @dir:	RESOLV_DIR, O_PATH
  * @target_dir:	directory of what the link led to at start-up, O_PATH, -1
  *		if it's @dir, or if there was no link
@@ -93,14 +99,15 @@ static struct resolv_watch {
 	int fd;
 	int wd_dir;
 	int wd_target;
+	int wd_file;
 	int dir;
 	int target_dir;
 	char target[NAME_MAX + 1];
 	char link[PATH_MAX];
 	bool lost_logged;
 	struct resolv_conf last;
-} resolv_w = { .fd = -1, .wd_dir = -1, .wd_target = -1, .dir = -1,
-	       .target_dir = -1 };
+} resolv_w = { .fd = -1, .wd_dir = -1, .wd_target = -1, .wd_file = -1,
+	       .dir = -1, .target_dir = -1 };
 
 /**
  * resolv_search() - take the search list from a "search" or "domain" line,
@@ -355,6 +362,8 @@ void resolv_watch(struct ctx *c)
 		return;
 	}
 	resolv_watch_target();
+	resolv_w.wd_file = inotify_add_watch(resolv_w.fd, RESOLV_PATH,
+					     IN_CLOSE_WRITE);
 	epoll_ref_add(c, resolv_w.fd, EPOLL_TYPE_RESOLV, 0, EPOLLIN);
 }
 
@@ -517,6 +526,8 @@ void resolv_handler(struct ctx *c)
 			ev = (const struct inotify_event *)(buf + off);
 			if (ev->mask & IN_Q_OVERFLOW)
 				ours = true;
+			else if (ev->wd == resolv_w.wd_file)
+				ours |= !!(ev->mask & IN_CLOSE_WRITE);
 			else if (!ev->len)
 				continue;
 			else if (ev->wd == resolv_w.wd_dir)

@@ -14,6 +14,7 @@
 #  - a symbolic link into another directory, whose target is replaced
 #    there, naming the dead resolver first: the query is answered by B
 #    once the dead one is skipped, and the next at once;
+#  - a file bind-mounted over resolv.conf, rewritten in place: followed;
 #  - --no-follow-host: the change is not followed.
 
 if [ -z "${DNS_FOLLOW_MNTNS:-}" ]; then
@@ -34,7 +35,7 @@ chmod 0755 "$RUN"
 mount -t overlay overlay \
 	-o "lowerdir=/etc,upperdir=$OV/up,workdir=$OV/work" /etc ||
 	skip_all "no overlay on /etc in a mount namespace of our own"
-plan 13
+plan 15
 
 topo_create &&
 	ip -n "$NS_R" addr add "$B/32" dev lo &&
@@ -174,7 +175,24 @@ grep -q "resolver $DEAD didn't answer in 2 s: queries go to $B" \
 	"$WORK/link.err"
 ok $? "the failed resolver is logged" || diag_file "$WORK/link.err"
 
-# 3. --no-follow-host: read at start-up only
+# 3. A file mounted over it (as a container gets its own), rewritten in place
+rm -f /etc/resolv.conf
+resolv /etc/resolv.conf "$A"
+resolv "$RUN/bound.conf" "$A"
+mount --bind "$RUN/bound.conf" /etc/resolv.conf
+start bind
+query 2
+is "${R% *}" 192.0.2.1 "bind mount: the query reaches A" ||
+	diag_file "$WORK/bind.err"
+printf 'nameserver %s\n' "$B" >"$RUN/bound.conf"	# same inode
+query_until 192.0.2.2 2
+is "${R% *}" 192.0.2.2 "bind-mounted file rewritten in place: the next query reaches B" ||
+	diag_file "$WORK/bind.err"
+diag "answered by B ${R#* } s after the write"
+stop
+umount /etc/resolv.conf
+
+# 4. --no-follow-host: read at start-up only
 rm -f /etc/resolv.conf
 resolv /etc/resolv.conf "$A"
 start nofollow --no-follow-host
