@@ -397,26 +397,6 @@ static int flow_sock(int idx)
 }
 
 /**
- * flow_addr_in() - is an address in a list?
- * @a:		address
- * @list:	addresses
- * @n:		how many
- *
- * Return: true if it is
- */
-static bool flow_addr_in(const union inany_addr *a,
-			 const union inany_addr *list, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (inany_equals(a, &list[i]))
-			return true;
-	}
-	return false;
-}
-
-/**
  * flow_uses_gone() - does a flow use an address that went away?
  * @idx:	flow index
  * @host:	addresses the host no longer has
@@ -435,12 +415,12 @@ static bool flow_uses_gone(int idx, const union inany_addr *host, int n_host,
 	int s = flow_sock(idx);
 	uint16_t port;
 
-	if (flow_addr_in(&flowtab[idx].f.key.gaddr, guest, n_guest))
+	if (inany_in(&flowtab[idx].f.key.gaddr, guest, n_guest))
 		return true;
 	if (!n_host || s < 0 || getsockname(s, &sa.sa, &sl) ||
 	    inany_from_sockaddr(&local, &port, &sa))
 		return false;
-	return flow_addr_in(&local, host, n_host);
+	return inany_in(&local, host, n_host);
 }
 
 /**

@@ -232,25 +232,6 @@ static int follow_addrs_read(struct follow_addrs *set)
 }
 
 /**
- * follow_addrs_has() - is an address in a set?
- * @set:	addresses
- * @a:		address
- *
- * Return: true if it is
- */
-static bool follow_addrs_has(const struct follow_addrs *set,
-			     const union inany_addr *a)
-{
-	int i;
-
-	for (i = 0; i < set->n; i++) {
-		if (inany_equals(&set->a[i], a))
-			return true;
-	}
-	return false;
-}
-
-/**
  * follow_addr_str() - a guest's address and prefix length, for the log
  * @g:		configuration
  * @buf:	written
@@ -299,7 +280,7 @@ static bool follow_family(struct ctx *c, int family,
 		new->addr = h.addr;
 		new->prefix = h.prefix;
 	} else if (inany_is_unspecified(&old->addr) ||
-		   !follow_addrs_has(now_addrs, &old->addr)) {
+		   !inany_in(&old->addr, now_addrs->a, now_addrs->n)) {
 		new->addr = local.addr;
 		new->prefix = local.prefix;
 	}
@@ -339,7 +320,7 @@ static int follow_vanished(const struct follow_addrs *before,
 	int i, n = 0;
 
 	for (i = 0; i < before->n && n < max; i++) {
-		if (!follow_addrs_has(after, &before->a[i]))
+		if (!inany_in(&before->a[i], after->a, after->n))
 			gone[n++] = before->a[i];
 	}
 	return n;

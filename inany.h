@@ -144,6 +144,26 @@ static inline bool inany_is_unspecified(const union inany_addr *a)
 }
 
 /**
+ * inany_in() - is an address in a list?
+ * @a:		address
+ * @list:	addresses
+ * @n:		how many
+ *
+ * Return: true if it is
+ */
+static inline bool inany_in(const union inany_addr *a,
+			    const union inany_addr *list, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (inany_equals(a, &list[i]))
+			return true;
+	}
+	return false;
+}
+
+/**
  * inany_unspecified() - 0.0.0.0 or ::
  * @a:		address, set
  * @family:	AF_INET or AF_INET6
