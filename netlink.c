@@ -1147,27 +1147,58 @@ int nl_monitor_open(void)
 }
 
 /**
+ * nl_monitor_relevant() - does a notification concern what follow.c copies?
+ * @nh:		message, already checked with NLMSG_OK()
+ *
+ * Return: true for any address change, and a change of a default route
+ *	   (other routes come and go by the thousand on some hosts, and a
+ *	   dump of the routing table follows each relevant change)
+ */
+static bool nl_monitor_relevant(const struct nlmsghdr *nh)
+{
+	struct rtmsg rtm;
+	int left;
+
+	switch (nh->nlmsg_type) {
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		return true;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		return nl_msg_hdr(nh, &rtm, sizeof(rtm), &left) &&
+		       !rtm.rtm_dst_len;
+	default:
+		return false;
+	}
+}
+
+/**
  * nl_monitor_drain() - read every pending notification
  * @fd:		socket from nl_monitor_open()
  *
- * What they say doesn't matter: the caller reads the state again. A
- * notification lost to a full receive buffer (ENOBUFS) counts as one.
+ * What they say doesn't matter beyond what they are about: the caller
+ * reads the state again. Notifications lost to a full receive buffer
+ * (ENOBUFS) count as one.
  *
- * Return: how many notifications from the kernel there were, or -errno
- *	   for errors other than those two
+ * Return: how many relevant notifications from the kernel there were, or
+ *	   -errno for errors other than those two
  */
 int nl_monitor_drain(int fd)
 {
 	struct iovec iov = { .iov_base = nl_buf, .iov_len = sizeof(nl_buf) };
+	const struct nlmsghdr *nh;
 	struct sockaddr_nl sa;
 	struct msghdr mh = {
 		.msg_name = &sa, .msg_iov = &iov, .msg_iovlen = 1,
 	};
-	int n = 0;
+	int n = 0, left;
+	ssize_t len;
 
 	for (;;) {
 		mh.msg_namelen = sizeof(sa);
-		if (recvmsg(fd, &mh, 0) < 0) {
+		mh.msg_flags = 0;
+		len = recvmsg(fd, &mh, 0);
+		if (len < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == ENOBUFS) {
@@ -1177,7 +1208,15 @@ int nl_monitor_drain(int fd)
 			return errno == EAGAIN ? n : -errno;
 		}
 		/* Only the kernel speaks for the host's state */
-		if (mh.msg_namelen == sizeof(sa) && !sa.nl_pid)
+		if (mh.msg_namelen != sizeof(sa) || sa.nl_pid)
+			continue;
+		if (mh.msg_flags & MSG_TRUNC) {
 			n++;
+			continue;
+		}
+		left = (int)len;
+		nh = (const struct nlmsghdr *)nl_buf;
+		for (; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left))
+			n += nl_monitor_relevant(nh);
 	}
 }

@@ -33,7 +33,7 @@
 #include "netlink.h"
 #include "util.h"
 
-#define TESTS_PLANNED		46
+#define TESTS_PLANNED		48
 #define FILLER_ADDRS		1024	/* enough for a multi-datagram dump */
 #define NO_SUCH_IFI		4242
 
@@ -321,6 +321,10 @@ static void test_follow(int nl, unsigned int lo)
 		return;
 	ok(nl_monitor_drain(mon) > 0, "nl_monitor_drain(): notifications");
 	ok_rc(nl_monitor_drain(mon), 0, "nl_monitor_drain() again: none left");
+	ok(!system("ip route add 198.51.100.0/24 via 192.0.2.1 dev lo"),
+	   "a route that isn't a default one added (ip route)");
+	ok_rc(nl_monitor_drain(mon), 0,
+	      "nl_monitor_drain(): that one isn't counted");
 	close(mon);
 }
 
