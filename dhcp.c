@@ -645,4 +645,9 @@ void dhcp_input(struct ctx *c, struct pkt_view v)
 		return;
 	}
 	dhcp_reply(c, &r, &d);
+	/* The guest takes the address now: inbound flows go there, even
+	 * before it sends anything from it (a new one, after follow.c)
+	 */
+	if (d.type == DHCPACK && d.lease)
+		c->addr4_seen = c->addr4;
 }

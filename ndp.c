@@ -9,7 +9,10 @@
  * sent from the target address to the soliciting one. Solicitations for the
  * guest's own addresses (configured, or last seen as its sources) and
  * duplicate address detection probes (source ::, RFC 4862, 5.4.2) get
- * nothing: each address the guest tries must look free to it.
+ * nothing: each address the guest tries must look free to it. A probe's
+ * target is the guest's from then on, for inbound flows: a new SLAAC
+ * address after the prefix changed (follow.c) is known before the guest
+ * sends anything from it.
  *
  * We are also the guest's only router, unless --no-ra. Router Advertisements
  * go from our link-local address to all nodes (ff02::1) with: current hop
@@ -666,6 +669,27 @@ static void ndp_ra_send(struct ctx *c)
 }
 
 /**
+ * ndp_dad_seen() - the guest checks that an address is free: it takes it
+ * @c:		execution context
+ * @target:	the address (a valid probe's target is unicast, 7.1.1)
+ *
+ * Its new address in a new prefix (follow.c) is known from here, before
+ * it sends anything from it: inbound flows reach it. Only a link-local
+ * address, or one in the prefix we advertise, and never ours.
+ */
+static void ndp_dad_seen(struct ctx *c, const struct in6_addr *target)
+{
+	if (IN6_ARE_ADDR_EQUAL(target, &c->gw6) ||
+	    IN6_ARE_ADDR_EQUAL(target, &c->ll6_ours))
+		return;
+	if (IN6_IS_ADDR_LINKLOCAL(target))
+		c->addr6_ll_seen = *target;
+	else if (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
+		 ndp_same_prefix(target, &c->addr6, c->prefix6))
+		c->addr6_seen = *target;
+}
+
+/**
  * ndp_input() - handle an NDP message from the guest
  * @c:		execution context
  * @l3:		addresses and hop limit of the packet
@@ -684,10 +708,11 @@ void ndp_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v)
 	switch (f.ih.icmp6_type) {
 	case ND_NEIGHBOR_SOLICIT:
 		/* No answer to duplicate address detection: the address is
-		 * the guest's to take
+		 * the guest's to take, and inbound flows go there
 		 */
-		if (!IN6_IS_ADDR_UNSPECIFIED(&l3->src.a6) &&
-		    ndp_stand_in(c, l3, &f.ns.nd_ns_target))
+		if (IN6_IS_ADDR_UNSPECIFIED(&l3->src.a6))
+			ndp_dad_seen(c, &f.ns.nd_ns_target);
+		else if (ndp_stand_in(c, l3, &f.ns.nd_ns_target))
 			ndp_na_send(c, &f.ns.nd_ns_target, &l3->src);
 		break;
 	case ND_ROUTER_SOLICIT:

@@ -255,6 +255,7 @@ static void test_fqdn(void)
 static void test_request(void)
 {
 	/* SELECTING: server identifier and requested address */
+	c.addr4_seen.s_addr = 0;
 	req_start(0x55, NULL, 1);
 	req_type(3);
 	req_addr_opt(54, "203.0.113.2");
@@ -267,6 +268,8 @@ static void test_request(void)
 	   "REQUEST (selecting): ACK with the lease");
 	ok(rep.flags == 0x8000 && addr4_is(rep.f.dst4, "255.255.255.255"),
 	   "ACK: broadcast flag echoed, sent to 255.255.255.255");
+	ok(c.addr4_seen.s_addr == c.addr4.s_addr,
+	   "ACK with a lease: inbound flows go to the leased address");
 
 	/* SELECTING another server's offer: not for us */
 	req_start(0x56, NULL, 0);

@@ -414,6 +414,7 @@ static void test_captured_sums(void)
 static void test_ns(void)
 {
 	uint64_t drops = pkt_drops[NDP_DROP];
+	struct in6_addr want;
 
 	cap_input(&cap_ns_gw, 255);
 	ok(get_reply() && na_ok("2001:db8::2", "2001:db8::1"),
@@ -468,6 +469,21 @@ static void test_ns(void)
 	m_addr(8, "2001:db8::2");
 	m_send("::", "ff02::1:ff00:2");
 	ok(no_reply(), "DAD probe for the gateway's address: no reply");
+	ok(!IN6_ARE_ADDR_EQUAL(&c.addr6_seen, &c.gw6),
+	   "... and the gateway's address isn't taken as the guest's");
+
+	m_start(NS, 24);
+	m_addr(8, "2001:db8::beef");
+	m_send("::", "ff02::1:ff00:beef");
+	want = a6("2001:db8::beef");
+	ok(no_reply() && IN6_ARE_ADDR_EQUAL(&c.addr6_seen, &want),
+	   "DAD probe for a new address in the prefix: inbound flows go there");
+	m_start(NS, 24);
+	m_addr(8, "2001:db8:77::1");
+	m_send("::", "ff02::1:ff00:1");
+	want = a6("2001:db8:77::1");
+	ok(no_reply() && !IN6_ARE_ADDR_EQUAL(&c.addr6_seen, &want),
+	   "DAD probe for an address outside the prefix: not taken");
 
 	ok(pkt_drops[NDP_DROP] == drops, "none of these counted as a drop");
 }
