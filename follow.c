@@ -4,9 +4,9 @@
  * Theory of operation: the guest copies, per family, the host's default
  * gateway and the address of the interface that route goes through (or of
  * -i's), as conf.c read them at start. A NETLINK_ROUTE socket in the
- * address and route groups of both families tells us when anything of the
- * sort changes; what a notification says doesn't matter: a burst of them
- * (an address replaced, then the route) is left to settle for
+ * address and route groups of both families tells us when an address or a
+ * default route changes; what a notification says beyond that doesn't
+ * matter: a burst of them (an address replaced, then the route) settles for
  * FOLLOW_SETTLE_MS, then we read the host's state again with dumps, as at
  * start, and compare:
  *
@@ -23,9 +23,9 @@
  *
  * What -a and -g set never changes; --map-host-loopback follows the gateway
  * where it is the gateway by default. In pasta mode, the namespace's tap
- * gets the new address (added before the old one goes, so the IPv4 default
- * route isn't flushed with the last address) and its default route is
- * replaced. In passt mode, DHCP and DHCPv6 hand out the new configuration
+ * gets the new address and its default route is replaced at once; the old
+ * address goes FOLLOW_FORGET_MS later, once the guest took our resets of
+ * its connections from there (follow_forget_now()). In passt mode, DHCP and DHCPv6 hand out the new configuration
  * from the next request, and an unsolicited router advertisement withdraws
  * the old IPv6 prefix (preferred and valid lifetime 0) and announces the new
  * one (ndp.c).
@@ -93,6 +93,17 @@ static struct follow_addrs {
 	int n;
 	bool full;
 } follow_known;
+
+/**
+ * follow_sets_ns() - do we set the guest's addresses ourselves?
+ * @c:		execution context
+ *
+ * Return: true for pasta with --config-net: the namespace has what we give
+ */
+static bool follow_sets_ns(const struct ctx *c)
+{
+	return c->mode == MODE_PASTA && c->config_net;
+}
 
 /**
  * follow_host_read() - the host's default route and address in a family
@@ -175,7 +186,8 @@ static void follow_guest_get(const struct ctx *c, int family,
  * @family:	AF_INET or AF_INET6
  * @g:		new configuration, as far as options left it open
  *
- * In pasta mode, the namespace's address is what the guest uses from now.
+ * Where we configure pasta's namespace, its address is what the guest uses
+ * from now.
  */
 static void follow_guest_put(struct ctx *c, int family,
 			     const struct guest_fam *g)
@@ -183,7 +195,7 @@ static void follow_guest_put(struct ctx *c, int family,
 	if (family == AF_INET) {
 		if (!c->addr4_set) {
 			c->addr4 = *inany_v4(&g->addr);
-			if (c->mode == MODE_PASTA)
+			if (follow_sets_ns(c))
 				c->addr4_seen = c->addr4;
 		}
 		if (!c->prefix4_set)
@@ -197,7 +209,7 @@ static void follow_guest_put(struct ctx *c, int family,
 	if (!c->addr6_set) {
 		c->addr6 = g->addr.a6;
 		c->prefix6 = g->prefix;
-		if (c->mode == MODE_PASTA)
+		if (follow_sets_ns(c))
 			c->addr6_seen = c->addr6;
 	}
 	if (!c->gw6_set)
@@ -378,7 +390,7 @@ static void follow_host(struct ctx *c)
 			continue;
 		changed[i] = follow_family(c, families[i], &now_addrs,
 					   &old[i], &new[i]);
-		if (changed[i] && c->mode == MODE_PASTA &&
+		if (changed[i] && follow_sets_ns(c) &&
 		    !inany_is_unspecified(&old[i].addr) &&
 		    !inany_equals(&old[i].addr, &new[i].addr))
 			guest_gone[n_guest++] = old[i].addr;
@@ -397,7 +409,7 @@ static void follow_host(struct ctx *c)
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
 		if (!changed[i])
 			continue;
-		if (c->mode == MODE_PASTA) {
+		if (follow_sets_ns(c)) {
 			pasta_ns_follow(c, &old[i], &new[i]);
 			follow_forget.old[i] = old[i];
 			follow_forget.new[i] = new[i];
@@ -427,6 +439,11 @@ void follow_init(struct ctx *c)
 		rc = follow_nl < 0 ? follow_nl : follow_mon;
 		warn("Can't watch the host's addresses and routes: %s",
 		     strerror(-rc));
+		if (follow_nl >= 0)
+			close(follow_nl);
+		if (follow_mon >= 0)
+			close(follow_mon);
+		follow_nl = follow_mon = -1;
 		return;
 	}
 	rc = follow_addrs_read(&follow_known);
