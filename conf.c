@@ -472,7 +472,8 @@ static void conf_local(struct ctx *c)
  * @c:		execution context
  *
  * Without -4 or -6, a family the host has no address or gateway in is off,
- * as long as the other one works; with neither, link-local addresses.
+ * as long as the other one works, until the host has them (follow.c); with
+ * neither, link-local addresses.
  */
 static void conf_family_check(struct ctx *c)
 {
@@ -484,12 +485,16 @@ static void conf_family_check(struct ctx *c)
 		return;
 	}
 	if (!c->ip4_off && !v4) {
-		info("No IPv4 address or gateway on the host: IPv6 only");
+		info("No IPv4 address or gateway on the host: IPv6 only%s",
+		     c->no_follow_host ? "" : ", until the host has them");
 		c->ip4_off = true;
+		c->ip4_wait = !c->no_follow_host;
 	}
 	if (!c->ip6_off && !v6) {
-		debug("No IPv6 address on the host: IPv4 only");
+		debug("No IPv6 address on the host: IPv4 only%s",
+		      c->no_follow_host ? "" : ", until the host has one");
 		c->ip6_off = true;
+		c->ip6_wait = !c->no_follow_host;
 	}
 }
 
@@ -505,14 +510,15 @@ static void conf_family_check(struct ctx *c)
 static void conf_map_defaults(struct ctx *c)
 {
 	if (!c->no_map_gw) {
-		if (!inany_is_set(&c->map_host_lo[INANY_V4]) && !c->ip4_off) {
+		/* A family that comes on later (follow.c) takes it then */
+		c->map_host_lo_is_gw[INANY_V4] =
+			!inany_is_set(&c->map_host_lo[INANY_V4]);
+		c->map_host_lo_is_gw[INANY_V6] =
+			!inany_is_set(&c->map_host_lo[INANY_V6]);
+		if (c->map_host_lo_is_gw[INANY_V4] && !c->ip4_off)
 			inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
-			c->map_host_lo_is_gw[INANY_V4] = true;
-		}
-		if (!inany_is_set(&c->map_host_lo[INANY_V6]) && !c->ip6_off) {
+		if (c->map_host_lo_is_gw[INANY_V6] && !c->ip6_off)
 			c->map_host_lo[INANY_V6].a6 = c->gw6;
-			c->map_host_lo_is_gw[INANY_V6] = true;
-		}
 	}
 	if (inany_is_set(&c->dns_match[INANY_V4]) && !c->dns4_n)
 		c->dns4[c->dns4_n++] = *inany_v4(&c->dns_match[INANY_V4]);

@@ -317,6 +317,35 @@ static bool follow_family(struct ctx *c, int family,
 }
 
 /**
+ * follow_family_wake() - turn a family on if the host has it now
+ * @c:		execution context
+ * @family:	AF_INET or AF_INET6, off
+ *
+ * Only a family that was off as the host had none at start, not by -4 or
+ * -6; on, as at start, once the host has an address, and for IPv4 a
+ * gateway, with its default route.
+ *
+ * Return: true if it's on now
+ */
+static bool follow_family_wake(struct ctx *c, int family)
+{
+	bool *off = family == AF_INET ? &c->ip4_off : &c->ip6_off;
+	bool *wait = family == AF_INET ? &c->ip4_wait : &c->ip6_wait;
+	struct host_fam h;
+
+	if (!*wait)
+		return false;
+	follow_host_read(c, follow_nl, family, NULL, &h);
+	if (inany_is_unspecified(&h.addr) ||
+	    (family == AF_INET && inany_is_unspecified(&h.gw)))
+		return false;
+	info("The host has IPv%c now: the guest too",
+	     family == AF_INET ? '4' : '6');
+	*off = *wait = false;
+	return true;
+}
+
+/**
  * follow_vanished() - addresses the host had and has no more
  * @before:	the host's addresses last time
  * @after:	and now
@@ -386,7 +415,8 @@ static void follow_host(struct ctx *c)
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
-		if (!ip_family_on(c, families[i]))
+		if (!ip_family_on(c, families[i]) &&
+		    !follow_family_wake(c, families[i]))
 			continue;
 		changed[i] = follow_family(c, families[i], &now_addrs,
 					   &old[i], &new[i]);

@@ -796,15 +796,18 @@ bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a)
  *
  * Without an address, one dual-stack IPv6 socket serves both families:
  * IPv4 peers show up as IPv4-mapped addresses, which is our form of IPv4
- * anyway. With -6 it takes IPv6 only; with -4, or if the host has no IPv6,
- * it is an IPv4 socket. With an address, the socket is of its family only.
+ * anyway, and a family the host gets later (follow.c) is served at once.
+ * With -6 it takes IPv6 only; with -4, or if the kernel has no IPv6, it is
+ * an IPv4 socket. With an address, the socket is of its family only.
  *
  * Return: socket, or -errno
  */
 int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 		 const char *ifname, uint16_t port)
 {
-	int s, one = 1, v6only = c->ip4_off || addr, ret = 0;
+	int s, one = 1, ret = 0;
+	/* A family off until the host has it gets its listeners now */
+	int v6only = (c->ip4_off && !c->ip4_wait) || addr;
 	union inany_addr any = { .a6 = in6addr_any };
 	unsigned int scope = c->host_ifi;
 	union sockaddr_inany sa;
@@ -812,7 +815,7 @@ int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 
 	if (addr)
 		any = *addr;
-	else if (c->ip6_off)
+	else if (c->ip6_off && !c->ip6_wait)
 		inany_from_v4(&any, (struct in_addr){ htonl(INADDR_ANY) });
 	s = socket(inany_family(&any), type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0 && errno == EAFNOSUPPORT && !addr && !inany_is_v4(&any)) {

@@ -96,6 +96,8 @@ struct ctx {
 	int fd_signal;
 
 	bool ip4_off, ip6_off;		/* -6, -4, or nothing on the host */
+	bool ip4_wait, ip6_wait;	/* off as the host had none at start:
+					 * on once it has (follow.c) */
 	struct in_addr addr4;		/* guest address */
 	int prefix4;
 	struct in_addr gw4;		/* address the guest sees as gateway */

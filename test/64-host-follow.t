@@ -18,14 +18,17 @@
 #      (169.254.2.1/16 via 169.254.2.2, IPv6 via fe80::1), and H's address
 #      and route within 1 s of H getting a default route, then a download
 #      works;
-#   5. --no-follow-host: a route change is not followed.
+#   5. pasta started while H has no IPv6 default route: no IPv6 in the
+#      namespace, then H's IPv6 address and route within 1 s of H getting
+#      a route; IPv6 works both ways (the -t listener took both families);
+#   6. --no-follow-host: a route change is not followed.
 # Times from H's change to the namespace's are comments.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "PASTA_DIRECT=1: no namespace of pasta's"
-plan 36
+plan 44
 
 PORT=8080		# httpd.py in R
 NS_PORT=8090		# httpd.py in pasta's namespace, forwarded with -t
@@ -34,6 +37,7 @@ R2_ADDR=203.0.113.3	# R's second address, H's second router
 R2_ADDR6=2001:db8:1::3
 NEW_H=192.0.2.10	# H on the network it moves to ...
 NEW_R=192.0.2.2		# ... whose router is R
+NEW_R2=192.0.2.3	# R's second address there
 NEW_H6=2001:db8:5::10
 NEW_R6=2001:db8:5::2
 RATE=1M			# curl --limit-rate: the download runs ~60 s
@@ -215,12 +219,31 @@ in_ns curl -sS --max-time 20 -o "$WORK/off4.bin" \
 ok $? "64 MiB downloads both ways after that, intact"
 finish_ns_server "$PASTA_BG" "$S" offline
 
-# --- 5. --no-follow-host ----------------------------------------------------
+# --- 5. IPv6 comes later ----------------------------------------------------
 IFN=veth0
+in_h ip -6 route del default
+ok $? "H without an IPv6 default route"
+start_pasta late6
+ok $? "pasta running" || { diag_file "$WORK/late6.err"; done_testing; }
+! in_ns ip -6 -o addr show dev "$IFN" scope global | grep -q . &&
+	! in_ns ip -6 route show default | grep -q .
+ok $? "IPv4 only: no global IPv6 address, no IPv6 default route"
+in_h ip -6 route add default via "$NEW_R6" dev veth0
+t=$(follow_ms 5 ns_both 6 "$NEW_H6/64" "$NEW_R6") && [ "$t" -le 1000 ]
+ok $? "IPv6 on once H has a route: $NEW_H6/64 via $NEW_R6 within 1 s (${t:-no} ms)"
+peer=$(in_ns curl -sS -g --max-time 10 "http://[$SRV_ADDR6]:$PORT/peer")
+is "$peer" "$NEW_H6" "IPv6 works out of the namespace"
+got=$(in_r curl -sS -g --max-time 10 "http://[$NEW_H6]:$NS_PORT/ns.txt")
+is "$got" "in the namespace" "R reaches -t $NS_PORT over IPv6 (the listener took both families)"
+finish_ns_server "$PASTA_BG" "$S" late6
+
+# --- 6. --no-follow-host ----------------------------------------------------
 start_pasta nofollow --no-follow-host
 ok $? "pasta --no-follow-host running" ||
 	{ diag_file "$WORK/nofollow.err"; done_testing; }
-in_h ip route replace default via "$R2_ADDR" dev veth0
+in_r ip addr add "$NEW_R2/24" dev veth0 &&
+	in_h ip route replace default via "$NEW_R2" dev veth0
+ok $? "H's default route moves to $NEW_R2"
 sleep 1		# nothing to wait for: the namespace must not change
 ns_via 4 "$NEW_R"
 ok $? "--no-follow-host: the namespace keeps its route"
