@@ -1058,7 +1058,7 @@ static void tcp_connected(struct ctx *c, struct tcp_conn *conn,
 		int err = 0;
 
 		getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &err, &sl);
-		debug("TCP: %s: connect: %s",
+		debug("%s: connect: %s",
 		      flow_str(&conn->f.key, s, sizeof(s)), strerror(err));
 		tcp_rst(c, conn);
 		return;
@@ -1643,7 +1643,7 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 
 	conn->rto_at = 0;
 	if (conn->phase == TCP_PHASE_CONNECTING) {
-		debug("TCP: %s: no answer from the peer in %u s, resetting",
+		debug("%s: no answer from the peer in %u s, resetting",
 		      flow_str(&conn->f.key, s, sizeof(s)),
 		      TCP_CONNECT_TIMEOUT_MS / 1000);
 		tcp_rst(c, conn);
@@ -1655,14 +1655,14 @@ static void tcp_timeout(struct ctx *c, struct tcp_conn *conn)
 	 */
 	if (conn->phase != TCP_PHASE_ESTABLISHED &&
 	    ++conn->retries > TCP_SYN_RETRIES_MAX) {
-		debug("TCP: %s: no answer to our SYN in %u tries, resetting",
+		debug("%s: no answer to our SYN in %u tries, resetting",
 		      flow_str(&conn->f.key, s, sizeof(s)), conn->retries);
 		tcp_rst(c, conn);
 		return;
 	}
 	if (conn->phase == TCP_PHASE_ESTABLISHED &&
 	    ++conn->retries > TCP_RETRIES_MAX) {
-		warn("TCP: %s: guest unresponsive, resetting",
+		warn("%s: guest unresponsive, resetting",
 		     flow_str(&conn->f.key, s, sizeof(s)));
 		tcp_rst(c, conn);
 		return;
@@ -1731,7 +1731,7 @@ static int64_t tcp_ka_check(struct ctx *c, struct tcp_conn *conn)
 	if (!conn->ka_sent && c->now - conn->tap_seen_at < tcp_ka_quiet_ms(conn))
 		return conn->tap_seen_at + tcp_ka_quiet_ms(conn);
 	if (conn->ka_sent >= tcp_host.ka_probes) {
-		debug("TCP: %s: no answer to %u keepalive probes, resetting",
+		debug("%s: no answer to %u keepalive probes, resetting",
 		      flow_str(&conn->f.key, s, sizeof(s)), conn->ka_sent);
 		tcp_rst(c, conn);
 		return INT64_MAX;
