@@ -373,6 +373,22 @@ size_t tap_gso_size(const struct ctx *c, size_t mss)
 }
 
 /**
+ * tap_write_failed() - a write to passt's guest failed: it's gone
+ * @c:		execution context
+ *
+ * A guest that closed its end (EPIPE, ECONNRESET) quit, as QEMU does: not
+ * an error.
+ */
+static void tap_write_failed(struct ctx *c)
+{
+	if (errno == EPIPE || errno == ECONNRESET)
+		info("guest disconnected");
+	else
+		err("guest socket write: %s", strerror(errno));
+	tap_guest_gone(c);
+}
+
+/**
  * tap_send_frames_gso() - send complete Ethernet frames to the guest, in
  *			   order, TCP ones maybe larger than a segment
  * @c:		execution context
@@ -398,8 +414,7 @@ void tap_send_frames_gso(struct ctx *c, const struct iovec *frames,
 		int ret = tap_send_stream(c, frames, n);
 
 		if (ret < 0) {
-			err("guest socket write: %s", strerror(errno));
-			tap_guest_gone(c);
+			tap_write_failed(c);
 			return;
 		}
 		sent = ret;
@@ -571,8 +586,7 @@ static void tap_handler_passt(struct ctx *c, uint32_t events)
 	int i;
 
 	if ((events & EPOLLOUT) && tap_owed_flush(c)) {
-		err("guest socket write: %s", strerror(errno));
-		tap_guest_gone(c);
+		tap_write_failed(c);
 		return;
 	}
 
