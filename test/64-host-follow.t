@@ -13,7 +13,9 @@
 #      nothing hangs), then the old address leaves the namespace (250 ms
 #      later, so that it still takes our resets); a new connection comes
 #      from the new address (R's /peer), and R reaches the namespace's
-#      server through -t at H's new address;
+#      server through -t at H's new address; a UDP flow from the old
+#      address (one socket, a datagram every 50 ms) gets echoes again
+#      within 1 s of H losing it, from a new flow;
 #   4. pasta started while H has no default route: link-local addresses
 #      (169.254.2.1/16 via 169.254.2.2, IPv6 via fe80::1), and H's address
 #      and route within 1 s of H getting a default route, then a download
@@ -28,11 +30,13 @@
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "PASTA_DIRECT=1: no namespace of pasta's"
-plan 44
+plan 47
 
 PORT=8080		# httpd.py in R
 NS_PORT=8090		# httpd.py in pasta's namespace, forwarded with -t
 LO_PORT=8070		# httpd.py on H's loopback
+UDP_PORT=7777		# udpecho.py in R: one per address, so that the
+			# echo comes from the address the flow is to
 R2_ADDR=203.0.113.3	# R's second address, H's second router
 R2_ADDR6=2001:db8:1::3
 NEW_H=192.0.2.10	# H on the network it moves to ...
@@ -51,8 +55,35 @@ ok $? "R's second router addresses"
 mkdir -p "$DOCS" && make_random "$DOCS/big.bin" 64
 echo "on H's loopback" >"$DOCS/h.txt"
 start_httpd "$NS_R" :: "$PORT" "$DOCS" httpd &&
-	start_httpd "$NS_H" 127.0.0.1 "$LO_PORT" "$DOCS" hlo
-ok $? "servers in R and on H's loopback" || done_testing
+	start_httpd "$NS_H" 127.0.0.1 "$LO_PORT" "$DOCS" hlo &&
+	start_udpecho "$NS_R" "$SRV_ADDR" "$UDP_PORT" udpecho4 &&
+	start_udpecho "$NS_R" "$SRV_ADDR6" "$UDP_PORT" udpecho6
+ok $? "servers in R (HTTP, UDP echo) and on H's loopback" || done_testing
+
+# udpping.py TO PORT SECS LOG: a datagram every 50 ms from one socket, the
+# time (ms) of each echo a line of LOG
+cat >"$WORK/udpping.py" <<'EOF'
+import socket, sys, time
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.settimeout(0.05)
+end, n = time.time() + float(sys.argv[3]), 0
+with open(sys.argv[4], "w", buffering=1) as log:
+    while time.time() < end:
+        n += 1
+        s.sendto(b"%d" % n, (sys.argv[1], int(sys.argv[2])))
+        try:
+            while True:
+                s.recv(64)
+                log.write("%d\n" % int(time.time() * 1000))
+        except socket.timeout:
+            pass
+EOF
+
+# echo_after LOG T0 - print how long after T0 (ms) the first echo came
+echo_after() {
+	awk -v t0="$2" '$1 > t0 { print $1 - t0; f = 1; exit } END { exit !f }' "$1"
+}
 
 # now_ms - monotonic enough for intervals of a few seconds
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -142,6 +173,17 @@ kill -0 "$C4" 2>/dev/null && kill -0 "$C6" 2>/dev/null
 ok $? "both downloads still running"
 
 # --- 3. H moves to another network ------------------------------------------
+# A UDP flow from the old address: datagrams every 50 ms from one socket,
+# the time of each echo in a file, both families
+for fam in 4 6; do
+	case $fam in 4) to=$SRV_ADDR ;; 6) to=$SRV_ADDR6 ;; esac
+	in_ns "$PY" "$WORK/udpping.py" "$to" "$UDP_PORT" 30 \
+		"$WORK/udp$fam.log" 2>"$WORK/udpping$fam.err" &
+	_PIDS+=("$!")
+done
+_poll 5 test -s "$WORK/udp4.log" && _poll 5 test -s "$WORK/udp6.log"
+ok $? "UDP echoes from R through the namespace's old addresses"
+
 t0=$(now_ms)
 in_h ip addr add "$NEW_H/24" dev veth0 &&
 	in_h ip addr add "$NEW_H6/64" dev veth0 nodad &&
@@ -152,6 +194,7 @@ in_h ip addr add "$NEW_H/24" dev veth0 &&
 	in_h ip addr del "$H_ADDR6/64" dev veth0 &&
 	in_h ip addr del 2001:db8:1::7/64 dev veth0
 ok $? "H: new addresses $NEW_H, $NEW_H6 through $NEW_R, $NEW_R6; old ones deleted"
+t1=$(now_ms)	# the old addresses are gone: a datagram from there is lost
 t=$(follow_ms 5 ns_both 4 "$NEW_H/24" "$NEW_R") && [ "$t" -le 1000 ]
 ok $? "IPv4: namespace has $NEW_H/24 via $NEW_R within 1 s (${t:-no} ms)"
 t=$(follow_ms 5 ns_both 6 "$NEW_H6/64" "$NEW_R6") && [ "$t" -le 1000 ]
@@ -172,6 +215,12 @@ for fam in 4 6; do
 	else
 		ok 1 "IPv$fam: the download from the old address is still running 5 s after it went"
 	fi
+done
+
+for fam in 4 6; do
+	t=$(follow_ms 5 echo_after "$WORK/udp$fam.log" "$t1") &&
+		t=$(echo_after "$WORK/udp$fam.log" "$t1") && [ "$t" -le 1000 ]
+	ok $? "IPv$fam: the UDP flow's echoes resume ${t:-never} ms after H lost the old address"
 done
 
 peer=$(in_ns curl -sS --max-time 10 "http://$SRV_ADDR:$PORT/peer")
