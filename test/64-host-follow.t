@@ -137,9 +137,9 @@ bg_curl() {
 }
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
-# grows FILE - FILE gets bigger within 3 s
+# grows FILE - FILE gets bigger within 5 s
 bigger() { [ "$(size "$1")" -gt "$2" ]; }
-grows() { _poll 3 bigger "$1" "$(size "$1")"; }
+grows() { _poll 5 bigger "$1" "$(size "$1")"; }
 
 # --- 1. default route moves -------------------------------------------------
 start_pasta follow
@@ -148,6 +148,9 @@ ns_both 4 "$H_ADDR/24" "$R_ADDR" && ns_both 6 "$H_ADDR6/64" "$R_ADDR6"
 ok $? "namespace starts with H's addresses and routes" ||
 	in_ns ip addr show "$IFN" >&2
 
+# A small receive buffer: curl's rate limit, which sleeps off what it read
+# in one go, then writes (and notices a reset) every fraction of a second
+in_ns sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 bg_curl dl4 "http://$SRV_ADDR:$PORT/big.bin"; C4=$CPID
 bg_curl dl6 "http://[$SRV_ADDR6]:$PORT/big.bin"; C6=$CPID
 grows "$WORK/dl4.bin" && grows "$WORK/dl6.bin"
