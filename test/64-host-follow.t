@@ -6,7 +6,9 @@
 #   1. H's default route moves to another router (R's second address):
 #      the namespace's follows within 1 s, and a download running through
 #      pasta continues;
-#   2. H gets a second address: the namespace keeps the one it has;
+#   2. H gets a second address: the namespace keeps the one it has; 50
+#      quick rounds of address added, route moved and back, address
+#      removed: the namespace ends up as H is, the downloads run on;
 #   3. H moves to another network (new address and router, old address
 #      deleted): within 1 s the namespace has the new address and route;
 #      the download from the old address is reset (curl fails promptly,
@@ -30,7 +32,7 @@
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "PASTA_DIRECT=1: no namespace of pasta's"
-plan 47
+plan 49
 
 PORT=8080		# httpd.py in R
 NS_PORT=8090		# httpd.py in pasta's namespace, forwarded with -t
@@ -172,6 +174,23 @@ sleep 0.5	# nothing to wait for: the namespace must not change
 ns_addr 4 "$H_ADDR/24" && ns_no_addr 4 203.0.113.7/24 &&
 	ns_addr 6 "$H_ADDR6/64" && ns_no_addr 6 2001:db8:1::7/64
 ok $? "a second address on H leaves the namespace's as it is"
+
+# 50 changes in a row, as fast as ip(8) goes: the namespace ends up as H
+nflaps() { grep -c "Host's IPv4 changed" "$WORK/follow.err"; }
+before=$(nflaps)
+for i in $(seq 1 50); do
+	in_h ip addr add "203.0.113.$((100 + i))/24" dev veth0 &&
+		in_h ip route replace default via "$R_ADDR" dev veth0 &&
+		in_h ip route replace default via "$R2_ADDR" dev veth0 &&
+		in_h ip addr del "203.0.113.$((100 + i))/24" dev veth0 || break
+done
+ok $? "H: 50 times an address added and removed, the route moved and back"
+sleep 0.5	# the last change settles in 0.1 s: nothing must follow it
+ns_both 4 "$H_ADDR/24" "$R2_ADDR" && ns_no_addr 4 203.0.113.150/24 &&
+	kill -0 "$(cat "$S/pasta.pid")"
+ok $? "the namespace ends up as H is: $H_ADDR/24 via $R2_ADDR" ||
+	in_ns ip addr show "$IFN" >&2
+diag "pasta followed $(( $(nflaps) - before )) IPv4 changes for those 200"
 kill -0 "$C4" 2>/dev/null && kill -0 "$C6" 2>/dev/null
 ok $? "both downloads still running"
 
