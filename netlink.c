@@ -1178,42 +1178,26 @@ static bool nl_monitor_relevant(const struct nlmsghdr *nh)
  *
  * What they say doesn't matter beyond what they are about: the caller
  * reads the state again. Notifications lost to a full receive buffer
- * (ENOBUFS) count as one.
+ * (ENOBUFS), or cut short, count as one; only the kernel's are read
+ * (nl_recv()).
  *
  * Return: how many relevant notifications from the kernel there were, or
  *	   -errno for errors other than those two
  */
 int nl_monitor_drain(int fd)
 {
-	struct iovec iov = { .iov_base = nl_buf, .iov_len = sizeof(nl_buf) };
 	const struct nlmsghdr *nh;
-	struct sockaddr_nl sa;
-	struct msghdr mh = {
-		.msg_name = &sa, .msg_iov = &iov, .msg_iovlen = 1,
-	};
-	int n = 0, left;
 	ssize_t len;
+	int n = 0, left;
 
 	for (;;) {
-		mh.msg_namelen = sizeof(sa);
-		mh.msg_flags = 0;
-		len = recvmsg(fd, &mh, 0);
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				n++;
-				continue;
-			}
-			return errno == EAGAIN ? n : -errno;
-		}
-		/* Only the kernel speaks for the host's state */
-		if (mh.msg_namelen != sizeof(sa) || sa.nl_pid)
-			continue;
-		if (mh.msg_flags & MSG_TRUNC) {
+		len = nl_recv(fd);
+		if (len == -ENOBUFS || len == -EMSGSIZE) {
 			n++;
 			continue;
 		}
+		if (len < 0)
+			return len == -EAGAIN ? n : (int)len;
 		left = (int)len;
 		nh = (const struct nlmsghdr *)nl_buf;
 		for (; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left))

@@ -87,8 +87,6 @@ echo_after() {
 	awk -v t0="$2" '$1 > t0 { print $1 - t0; f = 1; exit } END { exit !f }' "$1"
 }
 
-# now_ms - monotonic enough for intervals of a few seconds
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # follow_ms SECS CMD... - poll CMD every 20 ms: print the milliseconds it
 # took to succeed, fail after SECS
@@ -137,11 +135,6 @@ bg_curl() {
 	CPID=$!
 	_PIDS+=("$CPID")
 }
-size() { stat -c %s "$1" 2>/dev/null || echo 0; }
-
-# grows FILE - FILE gets bigger within 5 s
-bigger() { [ "$(size "$1")" -gt "$2" ]; }
-grows() { _poll 5 bigger "$1" "$(size "$1")"; }
 
 # --- 1. default route moves -------------------------------------------------
 start_pasta follow

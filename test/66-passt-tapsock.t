@@ -23,39 +23,16 @@
 
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=test/tapguest.sh
+. "$TESTDIR/tapguest.sh"
 lib_init
-PASST=${PASST:-$(dirname "$PASTA")/passt}
-[ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-command -v busybox >/dev/null || skip_all "busybox missing (udhcpc)"
-command -v curl >/dev/null || skip_all "curl missing"
+g_need
 plan 22
 
-NS_G=pt-g-$$
-TAP=tap0
 SOCK=$WORK/passt.sock
 PORT=8080
 SIZE=${TAPSOCK_SIZE:-16M}	# of each transfer (head -c)
 PASST_LL6=fe80::1	# passt's link-local address when H's gateway is global
-
-# stop WHAT - a set-up step failed: the rest can't run
-stop() {
-	diag "set-up failed: $1"
-	not_run $((_TAP_PLANNED - _TAP_N)) "after: $1"
-	done_testing
-}
-
-in_g() { ip netns exec "$NS_G" "$@"; }
-bg_g() { _bg_ns "$NS_G" "$@"; }
-
-# tapsock_start NAME - tapsock.py in G on $SOCK, PID in TS_PID; returns
-# non-zero unless it relays (its pidfile) within 10 s
-tapsock_start() {
-	rm -f "$WORK/$1.pid"
-	bg_g "$1" "$PY" "$TESTDIR/tapsock.py" --sock "$SOCK" --tap "$TAP" \
-		--pidfile "$WORK/$1.pid"
-	TS_PID=$BG_PID
-	wait_file "$WORK/$1.pid" 10
-}
 
 # tapsock_exit NAME DESC - wait (bounded) for tapsock TS_PID to end, test
 # status 0 and its summary line: no frame dropped
@@ -94,13 +71,8 @@ fetch() {
 }
 
 topo_create; ok $? "topology created" || stop "topology"
-ip netns add "$NS_G" || stop "namespace $NS_G"
-_NETNS+=("$NS_G")
-in_g ip link set lo up
-# Before the tap exists, so that it inherits them: take router
-# advertisements (2: forwarding or not), make SLAAC addresses
-in_g sysctl -qw net.ipv6.conf.default.accept_ra=2 \
-	net.ipv6.conf.default.autoconf=1 || stop "sysctls in $NS_G"
+# shellcheck disable=SC2119  # no extra sysctls
+g_create || stop "namespace $NS_G"
 
 # --- the relay alone, against a scripted passt --------------------------------
 
@@ -140,31 +112,7 @@ tapsock_start tapsock; ok $? "tapsock.py relays between passt and $TAP in G" ||
 
 # --- IPv4: DHCP, download, upload ---------------------------------------------
 
-SCRIPT=$WORK/udhcpc.sh
-cat >"$SCRIPT" <<'EOF'
-#!/bin/sh
-# udhcpc's lease onto the interface; not test/guest/udhcpc.script, which
-# writes /etc/resolv.conf and /dev/console: those of the machine, here
-case "$1" in
-deconfig)
-	ip -4 addr flush dev "$interface"
-	ip link set "$interface" up
-	;;
-bound|renew)
-	ip -4 addr flush dev "$interface"
-	ip addr add "$ip/$mask" dev "$interface"
-	for r in $router; do
-		ip route replace default via "$r" dev "$interface"
-		break
-	done
-	echo "lease: ip=$ip mask=$mask router=$router mtu=$mtu dns=$dns"
-	;;
-esac
-exit 0
-EOF
-chmod +x "$SCRIPT"
-in_g timeout -k 5 30 busybox udhcpc -i "$TAP" -n -q -t 5 -s "$SCRIPT" \
-	>"$WORK/udhcpc.log" 2>&1
+g_dhcp udhcpc
 ok $? "udhcpc in G gets a lease from passt" || diag_file "$WORK/udhcpc.log"
 diag "$(grep '^lease:' "$WORK/udhcpc.log")"
 

@@ -44,16 +44,13 @@
 # shellcheck disable=SC2317  # (file-wide) functions run by _poll, follow_ms
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=test/tapguest.sh
+. "$TESTDIR/tapguest.sh"
 lib_init
-PASST=${PASST:-$(dirname "$PASTA")/passt}
-[ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-command -v busybox >/dev/null || skip_all "busybox missing (udhcpc)"
-command -v curl >/dev/null || skip_all "curl missing"
+g_need
 plan 36
 diag "passt: $PASST"
 
-NS_G=pt-g-$$
-TAP=tap0
 PORT=8080		# httpd.py in R
 G_PORT=8090		# httpd.py in G, forwarded with -t
 PASST_LL6=fe80::1	# passt's link-local address, G's IPv6 router
@@ -65,18 +62,6 @@ R3_ADDR=192.0.2.3	# R's other router address there, for 4. and 5.
 R3_ADDR6=2001:db8:5::3
 RATE=1M			# curl --limit-rate: a 64 MiB download runs ~65 s
 
-# stop WHAT - a set-up step failed: the rest can't run
-stop() {
-	diag "set-up failed: $1"
-	not_run $((_TAP_PLANNED - _TAP_N)) "after: $1"
-	done_testing
-}
-
-in_g() { ip netns exec "$NS_G" "$@"; }
-bg_g() { _bg_ns "$NS_G" "$@"; }
-
-# now_ms - monotonic enough for intervals of a few seconds
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # since - milliseconds since $T0 (H's change)
 since() { echo $(($(now_ms) - T0)); }
 
@@ -105,23 +90,6 @@ passt_start() {
 	_poll 10 test -S "$SOCK"
 }
 
-# tapsock_start NAME - tapsock.py in G on $SOCK, PID in TS_PID; returns
-# non-zero unless it relays (its pidfile) within 10 s
-tapsock_start() {
-	rm -f "$WORK/$1.pid"
-	bg_g "$1" "$PY" "$TESTDIR/tapsock.py" --sock "$SOCK" --tap "$TAP" \
-		--pidfile "$WORK/$1.pid"
-	TS_PID=$BG_PID
-	wait_file "$WORK/$1.pid" 10
-}
-
-# dhcp NAME - flush G's IPv4 address, a fresh udhcpc: lease or not in 30 s,
-# its output in $WORK/NAME.log
-dhcp() {
-	in_g ip -4 addr flush dev "$TAP"
-	in_g timeout -k 5 30 busybox udhcpc -i "$TAP" -n -q -t 5 -s "$SCRIPT" \
-		>"$WORK/$1.log" 2>&1
-}
 # lease NAME - "ADDR/PLEN via ROUTER" that udhcpc's script set, as G has it
 lease() {
 	echo "$(in_g ip -4 -br addr show dev "$TAP" | awk '{ print $3 }') via $(
@@ -155,10 +123,6 @@ bg_curl() {
 }
 # curl_end NAME - when that curl ended (wrote NAME.w), in ms since $T0
 curl_end() { echo $(($(date -r "$WORK/$1.w" +%s%3N) - T0)); }
-size() { stat -c %s "$1" 2>/dev/null || echo 0; }
-bigger() { [ "$(size "$1")" -gt "$2" ]; }
-# grows FILE - FILE gets bigger within 3 s
-grows() { _poll 3 bigger "$1" "$(size "$1")"; }
 
 # peer URLHOST [SRC] - R's /peer, from G (from its address SRC): the client
 # address R sees
@@ -217,17 +181,10 @@ no_conns() { [ -z "$(conns)" ]; }
 # --- 1. passt, its guest G --------------------------------------------------
 
 topo_create; ok $? "topology created" || stop "topology"
-ip netns add "$NS_G" || stop "namespace $NS_G"
-_NETNS+=("$NS_G")
-in_g ip link set lo up
-# Before the tap exists, so that it inherits them: take router
-# advertisements (2: forwarding or not), make SLAAC addresses. And G's TCP
-# receive buffers at 256 KiB at most: curl --limit-rate reads all a socket
-# holds, then sleeps until its average is back at the rate, seconds for a
-# buffer of some MiB (2.3 s seen), before it sees a reset
-in_g sysctl -qw net.ipv6.conf.default.accept_ra=2 \
-	net.ipv6.conf.default.autoconf=1 \
-	net.ipv4.tcp_rmem="4096 131072 262144" || stop "sysctls in $NS_G"
+# G's TCP receive buffers at 256 KiB at most: curl --limit-rate reads all
+# a socket holds, then sleeps until its average is back at the rate,
+# seconds for a buffer of some MiB (2.3 s seen), before it sees a reset
+g_create net.ipv4.tcp_rmem="4096 131072 262144" || stop "namespace $NS_G"
 
 mkdir -p "$DOCS" && make_random "$DOCS/big.bin" 64 &&
 	mkdir -p "$WORK/g" && echo "in G" >"$WORK/g/g.txt" &&
@@ -238,28 +195,6 @@ mkdir -p "$DOCS" && make_random "$DOCS/big.bin" 64 &&
 ok $? "servers in R (also $NEW_R, $NEW_R6: the new network's router) and G" ||
 	stop "servers"
 
-SCRIPT=$WORK/udhcpc.sh
-cat >"$SCRIPT" <<'EOF'
-#!/bin/sh
-# udhcpc's lease onto the interface (as in 66-passt-tapsock.t)
-case "$1" in
-deconfig)
-	ip -4 addr flush dev "$interface"
-	ip link set "$interface" up
-	;;
-bound|renew)
-	ip -4 addr flush dev "$interface"
-	ip addr add "$ip/$mask" dev "$interface"
-	for r in $router; do
-		ip route replace default via "$r" dev "$interface"
-		break
-	done
-	echo "lease: ip=$ip mask=$mask router=$router"
-	;;
-esac
-exit 0
-EOF
-chmod +x "$SCRIPT"
 
 passt_start passt; ok $? "passt -t $G_PORT listens on $SOCK (in H, as root)" ||
 	{ diag_file "$WORK/passt.log"; stop "passt"; }
@@ -267,7 +202,7 @@ tapsock_start tapsock; ok $? "tapsock.py relays between passt and $TAP in G" ||
 	{ diag_file "$WORK/tapsock.log"; stop "tapsock.py"; }
 ra_watch
 
-dhcp udhcpc
+g_dhcp udhcpc
 is "$(lease)" "$H_ADDR/24 via $R_ADDR" \
 	"IPv4: udhcpc in G gets H's $H_ADDR/24 via $R_ADDR" ||
 	{ diag_file "$WORK/udhcpc.log"; stop "DHCP"; }
@@ -388,7 +323,7 @@ is "$(peer "[$SRV_ADDR6]" "$OLD_G6")" "$NEW_H6" \
 
 # IPv4: G as a DHCP client on a new network
 t1=$(now_ms)
-dhcp udhcpc2
+g_dhcp udhcpc2
 is "$(lease)" "$NEW_H/24 via $NEW_R" \
 	"IPv4: a new udhcpc in G gets $NEW_H/24 via $NEW_R ($(($(now_ms) - t1)) ms, $(since) ms since H's change)" ||
 	diag_file "$WORK/udhcpc2.log"
@@ -421,7 +356,7 @@ ok $? "H's default routes move to R's $R3_ADDR, $R3_ADDR6 ($(since) ms)"
 t=$(follow_ms 5 logged "IPv4 changed: guest address $NEW_H/24 -> $NEW_H/24, gateway $NEW_R -> $R3_ADDR" passt)
 ok $? "passt logs the IPv4 gateway $NEW_R -> $R3_ADDR, the address kept (${t:-not in 5 s} ms)" ||
 	diag_file "$WORK/passt.log" 4
-dhcp udhcpc3
+g_dhcp udhcpc3
 is "$(lease)" "$NEW_H/24 via $R3_ADDR" \
 	"IPv4: udhcpc in G gets the new router: $NEW_H/24 via $R3_ADDR ($(since) ms)" ||
 	diag_file "$WORK/udhcpc3.log"
@@ -439,7 +374,7 @@ passt_start nofollow --no-follow-host &&
 	tapsock_start tapsock2
 ok $? "passt --no-follow-host, and tapsock.py in G again" ||
 	{ diag_file "$WORK/nofollow.log"; diag_file "$WORK/tapsock2.log"; }
-dhcp udhcpc4
+g_dhcp udhcpc4
 is "$(lease)" "$NEW_H/24 via $R3_ADDR" \
 	"--no-follow-host: udhcpc in G gets H's $NEW_H/24 via $R3_ADDR" ||
 	diag_file "$WORK/udhcpc4.log"
@@ -451,7 +386,7 @@ ok $? "H's default routes back to $NEW_R, $NEW_R6"
 # time (FOLLOW_SETTLE_MS); the first passt logged the same change in some
 # 0.1 s
 sleep 1
-dhcp udhcpc5
+g_dhcp udhcpc5
 is "$(lease)" "$NEW_H/24 via $R3_ADDR" \
 	"--no-follow-host: DHCP still hands out the router $R3_ADDR" ||
 	diag_file "$WORK/udhcpc5.log"

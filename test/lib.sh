@@ -89,6 +89,9 @@
 #   our_procs                list live processes of $TEST_USER from this run
 #                            (marked by PASTATEST_RUN=$RUN_ID in their env)
 #   make_random FILE MIB     FILE with MIB MiB from /dev/urandom
+#   now_ms                   the wall clock in ms (intervals of seconds)
+#   size FILE                its size in bytes, 0 if it doesn't exist
+#   grows FILE               FILE gets bigger within 5 s (a transfer runs)
 #   docs_random NAME SIZE    $DOCS/NAME with SIZE (head -c: 16K, 64M)
 #                            random bytes; prints its sha256
 #   sha FILE                 sha256 hex of FILE
@@ -516,6 +519,10 @@ say() {
 	fi
 }
 make_random() { head -c "$(($2 * 1024 * 1024))" /dev/urandom >"$1"; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+_bigger() { [ "$(size "$1")" -gt "$2" ]; }
+grows() { _poll 5 _bigger "$1" "$(size "$1")"; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 docs_random() {
 	mkdir -p "$DOCS" && head -c "$2" /dev/urandom >"$DOCS/$1" && sha "$DOCS/$1"
