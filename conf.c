@@ -428,7 +428,7 @@ static void conf_host_family(struct ctx *c, int nl, int family)
 
 	if (!ip_family_on(c, family))
 		return;
-	if (c->host_ifname[0] && !if_nametoindex(c->host_ifname))
+	if (c->host_ifname[0] && nl_link_index(nl, c->host_ifname) <= 0)
 		die("No interface %s for -i", c->host_ifname);
 	follow_host_read(c, nl, family, NULL, &h);
 	if (!h.ifi)

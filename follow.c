@@ -43,7 +43,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
-#include <net/if.h>
 
 #include "flow.h"
 #include "follow.h"
@@ -128,7 +127,10 @@ void follow_host_read(const struct ctx *c, int nl, int family,
 	if (!h->route)
 		inany_unspecified(&h->gw, family);
 	if (c->host_ifname[0]) {
-		h->ifi = if_nametoindex(c->host_ifname);
+		/* Not if_nametoindex(): an ioctl() the sandbox refuses */
+		int rc = nl_link_index(nl, c->host_ifname);
+
+		h->ifi = rc > 0 ? (unsigned int)rc : 0;
 		if (h->ifi != ifi)
 			inany_unspecified(&h->gw, family);
 	} else {

@@ -787,6 +787,31 @@ bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a)
 }
 
 /**
+ * ip_sock_bind_device() - bind a socket to a device, and learn its index
+ * @s:		socket
+ * @ifname:	device name
+ * @ifi:	its index, set on success (a link-local address's scope)
+ *
+ * The socket tells the index, in whichever namespace it is, where
+ * if_nametoindex() would need an ioctl() the sandbox refuses (auto ports
+ * bind after it closed).
+ *
+ * Return: 0 on success, -1 with errno set on failure
+ */
+static int ip_sock_bind_device(int s, const char *ifname, unsigned int *ifi)
+{
+	socklen_t sl = sizeof(int);
+	int index;
+
+	if (setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+		       strlen(ifname)) ||
+	    getsockopt(s, SOL_SOCKET, SO_BINDTOIFINDEX, &index, &sl))
+		return -1;
+	*ifi = (unsigned int)index;
+	return 0;
+}
+
+/**
  * ip_sock_bind() - a socket bound to a port for a forwarding rule
  * @c:		execution context
  * @type:	SOCK_STREAM or SOCK_DGRAM
@@ -830,15 +855,13 @@ int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (c->freebind)
 		setsockopt(s, SOL_IP, IP_FREEBIND, &one, sizeof(one));
-	if (ifname[0])
-		scope = if_nametoindex(ifname);
-	sl = sockaddr_from_inany(&sa, &any, port, scope);
 	if ((!inany_is_v4(&any) &&
 	     setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
 			sizeof(v6only))) ||
-	    (ifname[0] && setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
-				     strlen(ifname))) ||
-	    bind(s, &sa.sa, sl))
+	    (ifname[0] && ip_sock_bind_device(s, ifname, &scope)))
+		ret = -errno;
+	sl = sockaddr_from_inany(&sa, &any, port, scope);
+	if (!ret && bind(s, &sa.sa, sl))
 		ret = -errno;
 	if (ret) {
 		close(s);

@@ -3,7 +3,9 @@
 #
 # 64-host-follow.t - pasta follows H's addresses and default routes at run
 # time (follow.c), both families at once:
-#   1. H's default route moves to another router (R's second address):
+#   1. pasta -i veth0 --outbound-if4 veth0 --outbound-if6 veth0 (Podman's
+#      and libvirt's options; 1-3 run on it, 4-6 without -i):
+#      H's default route moves to another router (R's second address):
 #      the namespace's follows within 1 s, and a download running through
 #      pasta continues;
 #   2. H gets a second address: the namespace keeps the one it has; 50
@@ -137,8 +139,8 @@ bg_curl() {
 }
 
 # --- 1. default route moves -------------------------------------------------
-start_pasta follow
-ok $? "pasta running" || { diag_file "$WORK/follow.err"; done_testing; }
+start_pasta follow -i veth0 --outbound-if4 veth0 --outbound-if6 veth0
+ok $? "pasta -i veth0 --outbound-if4/6 veth0 running" || { diag_file "$WORK/follow.err"; done_testing; }
 ns_both 4 "$H_ADDR/24" "$R_ADDR" && ns_both 6 "$H_ADDR6/64" "$R_ADDR6"
 ok $? "namespace starts with H's addresses and routes" ||
 	in_ns ip addr show "$IFN" >&2

@@ -6,7 +6,8 @@
 # H, and test/tapsock.py relays its socket to a tap device in a third
 # namespace, G, whose kernel and tools are the guest (as in
 # 66-passt-tapsock.t). 64-host-follow.t is the pasta version.
-#   1. passt -f -t 8090 (httpd.py in G on :: port 8090); udhcpc in G gets
+#   1. passt -f -t 8090 -i veth0 (httpd.py in G on :: port 8090; -i as
+#      libvirt always passes it); udhcpc in G gets
 #      H's 203.0.113.1/24 via 203.0.113.2, G's kernel a SLAAC address in
 #      2001:db8:1::/64 from passt's RA (default route via fe80::1); R
 #      reaches G's server through -t at H's addresses;
@@ -196,7 +197,8 @@ ok $? "servers in R (also $NEW_R, $NEW_R6: the new network's router) and G" ||
 	stop "servers"
 
 
-passt_start passt; ok $? "passt -t $G_PORT listens on $SOCK (in H, as root)" ||
+passt_start passt -i veth0
+ok $? "passt -t $G_PORT -i veth0 listens on $SOCK (in H, as root)" ||
 	{ diag_file "$WORK/passt.log"; stop "passt"; }
 tapsock_start tapsock; ok $? "tapsock.py relays between passt and $TAP in G" ||
 	{ diag_file "$WORK/tapsock.log"; stop "tapsock.py"; }
