@@ -29,6 +29,17 @@ test/san/passt: $(SRCS) $(HDRS)
 test/san/pasta: test/san/passt
 	ln -sf passt $@
 
+# The release build, but a call outside the seccomp list runs and the kernel
+# logs it: make seccomp-audit derives the list again from a whole test run
+test/seclog/passt: $(SRCS) $(HDRS)
+	mkdir -p test/seclog
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) $(HARDEN) -DISOLATE_SECCOMP_LOG -o $@ \
+		$(SRCS)
+	chmod 755 test/seclog
+
+test/seclog/pasta: test/seclog/passt
+	ln -sf passt $@
+
 # Unit tests, with the daemon's code and the shared test helpers
 UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd test/unit_conf
 $(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SRCS) $(HDRS)
@@ -62,8 +73,20 @@ $(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_lib.c \
 setup:
 	test/setup.sh
 
+# Integration tests run what users run: ./passt and ./pasta, with the
+# release flags and seccomp list. Then, where it is cheap, a second pass of
+# the tests that feed the daemon hostile or unusual input, under ASan/UBSan
+SAN_TESTS = test/10-http-download.t test/12-passt-socket.t \
+	    test/14-addr-policy.t test/17-hostile-frames.t \
+	    test/66-passt-tapsock.t
 check: setup all $(TEST_BINS)
-	PASTA=$(CURDIR)/test/san/pasta prove -v test/*.t
+	PASTA=$(CURDIR)/pasta prove -v test/*.t
+	PASTA=$(CURDIR)/test/san/pasta prove -v $(SAN_TESTS)
+
+# Every system call the daemon makes outside its seccomp list, over the
+# whole suite (test/seccomp-audit.sh); not part of check: it runs it again
+seccomp-audit: setup all $(TEST_BINS) test/seclog/pasta
+	test/seccomp-audit.sh
 
 demo: setup all
 	test/demo.sh
@@ -99,7 +122,7 @@ bench-quick: setup all test/delayline test/tcprr
 	test/bench-conn.sh --quick
 
 clean:
-	rm -rf passt pasta test/san $(TEST_BINS) $(FUZZ_TARGETS)
+	rm -rf passt pasta test/san test/seclog $(TEST_BINS) $(FUZZ_TARGETS)
 
 # Installation: DESTDIR stages the tree (packaging), PREFIX, BINDIR and
 # MANDIR place it. pasta is a symbolic link to passt, beside it
@@ -118,4 +141,5 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/passt $(DESTDIR)$(BINDIR)/pasta \
 	      $(DESTDIR)$(MANDIR)/man1/passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 
-.PHONY: all setup check demo fuzz bench bench-quick load clean install uninstall
+.PHONY: all setup check seccomp-audit demo fuzz bench bench-quick load clean install \
+	uninstall

@@ -7,8 +7,10 @@
 # seccomp filter on (Seccomp: 2); what still needs a path works through the
 # directories opened before: passt still removes its socket file at exit
 # (test/56: pasta still exits when its --netns file goes). That
-# every path of the loop runs under the filter is shown by every other test:
-# a system call outside the list ends the daemon with its number logged.
+# every path of the loop runs under the release filter is shown by the
+# other tests, which make check runs against ./pasta and ./passt (the table
+# in test/README.md names each path's): a system call outside the list ends
+# the daemon with its number logged.
 
 . "$(dirname "$0")/lib.sh"
 lib_init

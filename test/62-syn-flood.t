@@ -23,9 +23,6 @@
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-# The throughput target is the daemon's as users run it: the sanitizers'
-# own cost per handshake would count against it
-[ -x "$TOPDIR/pasta" ] && PASTA=$TOPDIR/pasta
 plan 12
 
 N=10000

@@ -19,10 +19,10 @@
 # attaches to the same passt after the first quit, and passt -1 exits by
 # itself once its guest is gone.
 #
-# Knobs: PASST=path (default: passt beside $PASTA, so ./passt, or
-# test/san/passt under make check), PASST_OPTS="..." (extra options; -f -d
-# are always given, the logs are $WORK/passt*.log), QEMU=binary,
-# KEEP_WORK=1 (keeps consoles and logs). Timings are printed as comments.
+# Knobs: PASST=path (default: passt beside $PASTA: ./passt, as make check
+# runs it, or test/san/passt with PASTA=test/san/pasta), PASST_OPTS="..."
+# (extra options; -f -d are always given, the logs are
+# $WORK/passt*.log), QEMU=binary, KEEP_WORK=1 (keeps consoles and logs). Timings are printed as comments.
 
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -32,9 +32,10 @@
 #    guest through --tcp-ports a,b; passt printed nothing (--quiet) and
 #    exits once QEMU is gone.
 #
-# Knobs: PASST=path (default: passt beside $PASTA, so ./passt, or
-# test/san/passt under make check), QEMU=binary, KEEP_WORK=1 (keeps the
-# consoles, passt's log and outputs in $WORK). Timings are comments.
+# Knobs: PASST=path (default: passt beside $PASTA: ./passt, as make check
+# runs it, or test/san/passt with PASTA=test/san/pasta), QEMU=binary,
+# KEEP_WORK=1 (keeps the consoles, passt's log and outputs in $WORK).
+# Timings are comments.
 
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
