@@ -1063,9 +1063,10 @@ static struct rtmsg nl_route_default_rtm(int family, bool has_gw)
  * @flags:	NLM_F_EXCL or NLM_F_REPLACE
  *
  * A gateway that no prefix of @ifi covers is added again as on-link
- * (RTNH_F_ONLINK). The kernel refuses any IPv6 gateway on a
- * loopback interface (-EHOSTUNREACH or -EINVAL, see ip6_validate_gw() in
- * net/ipv6/route.c), but takes a direct route there.
+ * (RTNH_F_ONLINK): IPv4 says -ENETUNREACH or -EINVAL, IPv6 -EHOSTUNREACH
+ * (ip6_validate_gw() in net/ipv6/route.c). The kernel refuses any IPv6
+ * gateway on a loopback interface, on-link too, but takes a direct route
+ * there.
  *
  * Return: 0 on success, -EEXIST if adding and there's one, other -errno
  */
@@ -1082,9 +1083,11 @@ static int nl_route_set_default(int nl, unsigned int ifi,
 
 	rc = nl_route_req(nl, &rtm, flags, oif, has_gw ? gw : NULL);
 	/* A gateway outside the prefixes of @ifi (-a and -g apart, as with a
-	 * host's /32) is on the link all the same
+	 * host's /32, or Podman's -a 2001:db8::1 with the host's gateway in
+	 * another /64) is on the link all the same
 	 */
-	if ((rc == -ENETUNREACH || rc == -EINVAL) && has_gw) {
+	if ((rc == -ENETUNREACH || rc == -EINVAL || rc == -EHOSTUNREACH) &&
+	    has_gw) {
 		rtm.rtm_flags |= RTNH_F_ONLINK;
 		rc = nl_route_req(nl, &rtm, flags, oif, gw);
 	}
