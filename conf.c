@@ -527,14 +527,40 @@ static void conf_map_defaults(struct ctx *c)
 }
 
 /**
+ * conf_ll6() - our link-local address: the router of NDP, RAs and DHCPv6
+ * @c:		execution context
+ * @host_ll:	the host's link-local address on the template interface, or
+ *		unspecified if it has none
+ *
+ * As upstream: the gateway's if that is link-local, as the guest then knows
+ * it; else the host's own, so that the guest's router is an address the
+ * host really has there (upstream's "our_tap_ll"); else, without one (a
+ * link-local start, a tunnel device), fe80::1, upstream's local mode value.
+ * Without a gateway, the guest routes through this address.
+ */
+static void conf_ll6(struct ctx *c, const struct in6_addr *host_ll)
+{
+	static const struct in6_addr ll6_default = {
+		.s6_addr = { 0xfe, 0x80, [15] = 1 },
+	};
+
+	if (IN6_IS_ADDR_LINKLOCAL(&c->gw6))
+		c->ll6_ours = c->gw6;
+	else if (IN6_IS_ADDR_LINKLOCAL(host_ll))
+		c->ll6_ours = *host_ll;
+	else
+		c->ll6_ours = ll6_default;
+	if (IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
+		c->gw6 = c->ll6_ours;
+}
+
+/**
  * conf_host_defaults() - take addresses, prefixes and gateways from the host
  * @c:		execution context
  */
 static void conf_host_defaults(struct ctx *c)
 {
-	static const struct in6_addr ll6_default = {
-		.s6_addr = { 0xfe, 0x80, [15] = 1 },
-	};
+	struct in6_addr host_ll = IN6ADDR_ANY_INIT;
 	int nl;
 
 	nl = nl_open();
@@ -542,6 +568,8 @@ static void conf_host_defaults(struct ctx *c)
 		die("netlink: %s", strerror(-nl));
 	conf_host_family(c, nl, AF_INET);
 	conf_host_family(c, nl, AF_INET6);
+	if (c->host_ifi && nl_addr_get_ll(nl, c->host_ifi, &host_ll))
+		host_ll = in6addr_any;
 	close(nl);
 
 	conf_family_check(c);
@@ -549,12 +577,7 @@ static void conf_host_defaults(struct ctx *c)
 		c->prefix4 = 24;
 	if (!c->prefix6)
 		c->prefix6 = 64;
-	/* Our link-local address, source of NDP, RAs and DHCPv6: the
-	 * gateway's if that is link-local, as the guest then knows it
-	 */
-	c->ll6_ours = IN6_IS_ADDR_LINKLOCAL(&c->gw6) ? c->gw6 : ll6_default;
-	if (IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
-		c->gw6 = c->ll6_ours;
+	conf_ll6(c, &host_ll);
 	if (!c->ifname[0] &&
 	    (!c->host_ifi || !if_indextoname(c->host_ifi, c->ifname)))
 		snprintf(c->ifname, sizeof(c->ifname), "tap0");

@@ -592,16 +592,39 @@ int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port)
 }
 
 /**
+ * ip_is_host_lo() - does a destination of the guest stand for host loopback?
+ * @c:		execution context
+ * @a:		destination
+ *
+ * The address of --map-host-loopback, by default the gateway; and then our
+ * link-local address too, the guest's router in RAs and NDP (conf_ll6()),
+ * which is the host as much as the gateway is. Where the gateway isn't the
+ * host's loopback (--no-map-gw, another --map-host-loopback), our
+ * link-local address goes to that address on the host's template interface,
+ * as upstream's: the host itself, as it's the host's own.
+ *
+ * Return: true if @a goes to the host's loopback
+ */
+static bool ip_is_host_lo(const struct ctx *c, const union inany_addr *a)
+{
+	int i = inany_idx(a);
+
+	return inany_equals(a, &c->map_host_lo[i]) ||
+	       (i == INANY_V6 && c->map_host_lo_is_gw[INANY_V6] &&
+		inany_equals6(a, &c->ll6_ours));
+}
+
+/**
  * ip_map_to_host() - where on the host a destination of the guest is
  * @c:		execution context
  * @a:		destination the guest used, changed if mapped
  * @port:	destination port
  *
  * The address of --map-host-loopback (by default the gateway, unless
- * --no-map-gw) stands for the host's loopback; --map-guest-addr stands for
- * the host's own address, which the guest shadows; DNS queries to
- * --dns-forward go to --dns-host, or the host's first resolver that
- * answers (resolv.c).
+ * --no-map-gw) stands for the host's loopback (ip_is_host_lo());
+ * --map-guest-addr stands for the host's own address, which the guest
+ * shadows; DNS queries to --dns-forward go to --dns-host, or the host's
+ * first resolver that answers (resolv.c).
  */
 static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
 			   uint16_t port)
@@ -612,7 +635,7 @@ static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
 		*a = c->dns_up[up].addr;
 	} else if (inany_equals(a, &c->map_guest[i])) {
 		ip_guest_addr(c, inany_family(a), a);
-	} else if (inany_equals(a, &c->map_host_lo[i])) {
+	} else if (ip_is_host_lo(c, a)) {
 		if (i == INANY_V4)
 			inany_from_v4(a,
 				      (struct in_addr){ htonl(INADDR_LOOPBACK) });

@@ -629,9 +629,10 @@ static bool nl_addr_parse(const struct nlmsghdr *nh, int family,
 }
 
 /**
- * struct nl_addr_query - looking for the best global address on a link
+ * struct nl_addr_query - looking for the best address of a scope on a link
  * @family:	AF_INET or AF_INET6
  * @ifi:	interface index
+ * @scope:	RT_SCOPE_UNIVERSE (global) or RT_SCOPE_LINK (link-local)
  * @prefer:	address to take if it's there, NULL for none
  * @rank:	rank of the address found so far, 0 for none
  * @addr:	that address
@@ -640,6 +641,7 @@ static bool nl_addr_parse(const struct nlmsghdr *nh, int family,
 struct nl_addr_query {
 	int family;
 	unsigned int ifi;
+	unsigned char scope;
 	const union inany_addr *prefer;
 	int rank;
 	union inany_addr addr;
@@ -647,7 +649,7 @@ struct nl_addr_query {
 };
 
 /**
- * nl_addr_cb() - rank a global address on the link we're looking at
+ * nl_addr_cb() - rank an address of the scope and link we're looking at
  * @nh:		RTM_NEWADDR message from a dump
  * @arg:	struct nl_addr_query
  *
@@ -669,7 +671,7 @@ static int nl_addr_cb(const struct nlmsghdr *nh, void *arg)
 	 * loopback (host) and IPv6 link-local (link) addresses
 	 */
 	if (!nl_addr_parse(nh, q->family, &m) || m.ifa.ifa_index != q->ifi ||
-	    m.ifa.ifa_scope != RT_SCOPE_UNIVERSE ||
+	    m.ifa.ifa_scope != q->scope ||
 	    (m.flags & IFA_F_DADFAILED))
 		return 0;
 
@@ -684,6 +686,30 @@ static int nl_addr_cb(const struct nlmsghdr *nh, void *arg)
 		q->prefix_len = m.ifa.ifa_prefixlen;
 	}
 	return rank == 3;
+}
+
+/**
+ * nl_addr_find() - the best address of a scope, family and link
+ * @nl:		netlink socket
+ * @q:		what to look for; the address found is set in it
+ *
+ * Return: 0 on success, -ENOENT if there is none, other -errno
+ */
+static int nl_addr_find(int nl, struct nl_addr_query *q)
+{
+	struct ifaddrmsg ifa = { .ifa_family = (unsigned char)q->family };
+	struct nl_req req;
+	int rc;
+
+	if (!nl_ifi_ok(q->ifi))
+		return -EINVAL;
+
+	/* Filter here: kernels without strict checking ignore ifa_index */
+	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
+	rc = nl_do(nl, &req, nl_addr_cb, q);
+	if (rc < 0)
+		return rc;
+	return q->rank ? 0 : -ENOENT;
 }
 
 /**
@@ -706,25 +732,39 @@ int nl_addr_get(int nl, int family, unsigned int ifi,
 		int *prefix_len)
 {
 	struct nl_addr_query q = {
-		.family = family, .ifi = ifi, .prefer = prefer,
+		.family = family, .ifi = ifi, .scope = RT_SCOPE_UNIVERSE,
+		.prefer = prefer,
 	};
-	struct ifaddrmsg ifa = { .ifa_family = (unsigned char)family };
-	struct nl_req req;
-	int rc;
+	int rc = nl_addr_find(nl, &q);
 
-	if (!nl_ifi_ok(ifi))
-		return -EINVAL;
-
-	/* Filter here: kernels without strict checking ignore ifa_index */
-	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
-	rc = nl_do(nl, &req, nl_addr_cb, &q);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (!q.rank)
-		return -ENOENT;
-
 	*addr = q.addr;
 	*prefix_len = q.prefix_len;
+	return 0;
+}
+
+/**
+ * nl_addr_get_ll() - the IPv6 link-local address of a link
+ * @nl:		netlink socket
+ * @ifi:	interface index
+ * @ll:		address, set on success
+ *
+ * Ranked as nl_addr_get() does: a stable one first, a tentative one (DAD
+ * still running) if that's all.
+ *
+ * Return: 0 on success, -ENOENT if there is none, other -errno
+ */
+int nl_addr_get_ll(int nl, unsigned int ifi, struct in6_addr *ll)
+{
+	struct nl_addr_query q = {
+		.family = AF_INET6, .ifi = ifi, .scope = RT_SCOPE_LINK,
+	};
+	int rc = nl_addr_find(nl, &q);
+
+	if (rc)
+		return rc;
+	*ll = q.addr.a6;
 	return 0;
 }
 
@@ -1063,9 +1103,10 @@ static struct rtmsg nl_route_default_rtm(int family, bool has_gw)
  * @flags:	NLM_F_EXCL or NLM_F_REPLACE
  *
  * A gateway that no prefix of @ifi covers is added again as on-link
- * (RTNH_F_ONLINK). The kernel refuses any IPv6 gateway on a
- * loopback interface (-EHOSTUNREACH or -EINVAL, see ip6_validate_gw() in
- * net/ipv6/route.c), but takes a direct route there.
+ * (RTNH_F_ONLINK): IPv4 says -ENETUNREACH or -EINVAL, IPv6 -EHOSTUNREACH
+ * (ip6_validate_gw() in net/ipv6/route.c). The kernel refuses any IPv6
+ * gateway on a loopback interface, on-link too, but takes a direct route
+ * there.
  *
  * Return: 0 on success, -EEXIST if adding and there's one, other -errno
  */
@@ -1082,9 +1123,11 @@ static int nl_route_set_default(int nl, unsigned int ifi,
 
 	rc = nl_route_req(nl, &rtm, flags, oif, has_gw ? gw : NULL);
 	/* A gateway outside the prefixes of @ifi (-a and -g apart, as with a
-	 * host's /32) is on the link all the same
+	 * host's /32, or Podman's -a 2001:db8::1 with the host's gateway in
+	 * another /64) is on the link all the same
 	 */
-	if ((rc == -ENETUNREACH || rc == -EINVAL) && has_gw) {
+	if ((rc == -ENETUNREACH || rc == -EINVAL || rc == -EHOSTUNREACH) &&
+	    has_gw) {
 		rtm.rtm_flags |= RTNH_F_ONLINK;
 		rc = nl_route_req(nl, &rtm, flags, oif, gw);
 	}

@@ -10,6 +10,7 @@ int nl_default_route(int nl, int family, unsigned int *ifi,
 int nl_addr_get(int nl, int family, unsigned int ifi,
 		const union inany_addr *prefer, union inany_addr *addr,
 		int *prefix_len);
+int nl_addr_get_ll(int nl, unsigned int ifi, struct in6_addr *ll);
 int nl_addr_list(int nl, int family, union inany_addr *list, int max);
 int nl_link_index(int nl, const char *name);
 int nl_link_mtu_get(int nl, unsigned int ifi);

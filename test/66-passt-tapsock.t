@@ -11,7 +11,8 @@
 # (203.0.113.2) from passt's DHCP; a 16 MiB download from R and a 16 MiB
 # upload to it, sha256 checked; the kernel takes passt's router
 # advertisement: a SLAAC address in 2001:db8:1::/64, a default route through
-# passt's fe80::1, and a 16 MiB download from [2001:db8:2::1]. The rates
+# passt's link-local address, which is H's own on veth0 (as upstream's), and
+# a 16 MiB download from [2001:db8:2::1]. The rates
 # through the relay, and its CPU time, are comments. Then tapsock ends on
 # SIGTERM, its frame counts equal to passt's (SIGUSR1), and a second one,
 # on the same passt, ends by itself when passt goes, both with status 0;
@@ -32,7 +33,6 @@ plan 22
 SOCK=$WORK/passt.sock
 PORT=8080
 SIZE=${TAPSOCK_SIZE:-16M}	# of each transfer (head -c)
-PASST_LL6=fe80::1	# passt's link-local address when H's gateway is global
 
 # tapsock_exit NAME DESC - wait (bounded) for tapsock TS_PID to end, test
 # status 0 and its summary line: no frame dropped
@@ -71,6 +71,8 @@ fetch() {
 }
 
 topo_create; ok $? "topology created" || stop "topology"
+# passt's link-local address, with H's gateway a global one: H's own
+PASST_LL6=$(ll6_of "$NS_H" veth0)
 # shellcheck disable=SC2119  # no extra sysctls
 g_create || stop "namespace $NS_G"
 

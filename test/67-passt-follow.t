@@ -9,7 +9,8 @@
 #   1. passt -f -t 8090 -i veth0 (httpd.py in G on :: port 8090; -i as
 #      libvirt always passes it); udhcpc in G gets
 #      H's 203.0.113.1/24 via 203.0.113.2, G's kernel a SLAAC address in
-#      2001:db8:1::/64 from passt's RA (default route via fe80::1); R
+#      2001:db8:1::/64 from passt's RA (default route via H's link-local
+#      address on veth0, passt's); R
 #      reaches G's server through -t at H's addresses;
 #   2. two rate-limited downloads from G to R (IPv4 and IPv6), running;
 #   3. H moves to another network (192.0.2.10/24 via 192.0.2.2,
@@ -23,7 +24,7 @@
 #        2001:db8:5::/64 and withdraws 2001:db8:1::/64 (zero lifetimes); G
 #        gets a SLAAC address in the new prefix within 5 s, the old one is
 #        deprecated (Linux keeps it valid for 2 hours, RFC 4862, 5.5.3 e,
-#        so it may stay), G's route still via fe80::1;
+#        so it may stay), G's route still via H's link-local address;
 #      - both downloads end with an error within 5 s: passt resets the TCP
 #        connections whose host socket had H's old address;
 #      - a new connection from G's old addresses to R's /peer comes from
@@ -54,7 +55,6 @@ diag "passt: $PASST"
 
 PORT=8080		# httpd.py in R
 G_PORT=8090		# httpd.py in G, forwarded with -t
-PASST_LL6=fe80::1	# passt's link-local address, G's IPv6 router
 NEW_H=192.0.2.10	# H on the network it moves to ...
 NEW_R=192.0.2.2		# ... whose router is R
 NEW_H6=2001:db8:5::10
@@ -182,6 +182,7 @@ no_conns() { [ -z "$(conns)" ]; }
 # --- 1. passt, its guest G --------------------------------------------------
 
 topo_create; ok $? "topology created" || stop "topology"
+PASST_LL6=$(ll6_of "$NS_H" veth0)	# passt's link-local, G's IPv6 router
 # G's TCP receive buffers at 256 KiB at most: curl --limit-rate reads all
 # a socket holds, then sleeps until its average is back at the rate,
 # seconds for a buffer of some MiB (2.3 s seen), before it sees a reset

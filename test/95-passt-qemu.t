@@ -40,9 +40,6 @@ GUEST_MIB=4
 DNS=192.0.2.53
 DNS6=2001:db8::53
 SEARCH=example.com
-# passt's link-local address, source of its RAs: fe80::1 when H's own
-# gateway is a global address, as here (conf.c)
-PASST_LL6=fe80::1
 
 lib_init
 [ -x "$PASST" ] || skip_all "$PASST not built"
@@ -55,6 +52,9 @@ plan 42
 guest_image
 
 topo_create || stop "topology"
+# passt's link-local address, source of its RAs: H's own on veth0 when H's
+# gateway is a global address, as here (conf.c, conf_ll6())
+PASST_LL6=$(ll6_of "$NS_H" veth0)
 mkdir -p "$WORK/srv"
 make_random "$WORK/srv/dl.bin" "$DL_MIB"
 start_httpd "$NS_R" "$SRV_ADDR" "$HTTP_PORT" "$WORK/srv" httpd || stop "httpd.py"

@@ -31,6 +31,9 @@
 #   - hci:    host.containers.internal reaches a server in H
 #   - opts:   --network pasta:-a,192.0.2.10,-m,1400: that address, MTU
 #             1400, a default route, and a fetch from R
+#   - v6addr: Podman's own "IPv6 address assignment" case,
+#             --network pasta:-a,2001:db8::1 (outside H's prefix): that
+#             address, a default route via H's gateway, a fetch from R
 # Every pasta command line Podman used is shown as a "# pasta command line
 # (CASE): ..." line, and the running ones as ps shows them.
 #
@@ -42,7 +45,7 @@
 . "$TESTDIR/podman/lib.sh"
 lib_init
 pod_need
-plan 32
+plan 35
 
 # todo CASE - the TODO reason for CASE with the pasta under test, or nothing
 todo() {
@@ -52,9 +55,9 @@ todo() {
 	return 0
 }
 
-pod_build || { not_run 31 "no Podman tree"; done_testing; }
-topo_create; ok $? "topology created" || { not_run 30 "no topology"; done_testing; }
-pod_init || { not_run 29 "no Podman"; done_testing; }
+pod_build || { not_run 34 "no Podman tree"; done_testing; }
+topo_create; ok $? "topology created" || { not_run 33 "no topology"; done_testing; }
+pod_init || { not_run 32 "no Podman"; done_testing; }
 
 IMG=$POD_IMAGE
 MIB4=$((4 * 1024 * 1024))
@@ -292,6 +295,26 @@ grep -q '^route default via ' "$WORK/opts.out"
 ok_todo $? "opts: an IPv4 default route" "$(todo opts)"
 is_todo "$(sed -n 's/^sha \([0-9a-f]*\) .*/\1/p' "$WORK/opts.out")" "$want_r" \
 	"opts: 4 MiB from $SRV_ADDR:8000 with that address, sha256" "$(todo opts)"
+
+# --- v6addr: Podman's "IPv6 address assignment", -a outside H's prefix -----------
+# 2001:db8::1 is not in H's 2001:db8:1::/64: the default route through H's
+# gateway 2001:db8:1::2 is on-link (upstream's pasta copies H's prefix route)
+# shellcheck disable=SC2016
+pod_run v6addr 90 run --rm --network pasta:-a,2001:db8::1 "$IMG" sh -c '
+	ip -o -6 addr show | sed "s/^/addr /"
+	ip -6 route show | sed "s/^/route /"
+	wget -q -T 20 -O /tmp/f "$1" && sha256sum /tmp/f | sed "s/^/sha /"' \
+	sh "http://[$SRV_ADDR6]:8000/r.bin"
+rc=$?
+sed -n 's/^\(addr\|route\) /\1: /p' "$WORK/v6addr.out" |
+	while IFS= read -r l; do diag "v6addr: $l"; done
+grep -q '^addr .* inet6 2001:db8::1/64 ' "$WORK/v6addr.out"
+ok_todo $? "v6addr: --network pasta:-a,2001:db8::1: the container has 2001:db8::1/64" \
+	"$(todo v6addr)" || { diag "podman exit status $rc"; pod_err v6addr; }
+grep -q "^route default via $R_ADDR6 " "$WORK/v6addr.out"
+ok_todo $? "v6addr: an IPv6 default route via H's gateway $R_ADDR6" "$(todo v6addr)"
+is_todo "$(sed -n 's/^sha \([0-9a-f]*\) .*/\1/p' "$WORK/v6addr.out")" "$want_r" \
+	"v6addr: 4 MiB from [$SRV_ADDR6]:8000 with that address, sha256" "$(todo v6addr)"
 
 # --- nothing left ----------------------------------------------------------------
 pod 30 ps -a --format '{{.Names}}' >"$WORK/ps.out" 2>&1

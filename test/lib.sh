@@ -85,6 +85,9 @@
 #   wait_udp NS PORT [SECS [ADDR]]  same for a bound UDP port
 #   wait_file FILE [SECS]    poll until FILE exists and is not empty
 #   wait_gone PID [SECS]     poll until process PID no longer exists
+#   ll6_of NS LINK           the IPv6 link-local address of LINK in NS, once
+#                            duplicate address detection is done (at most
+#                            5 s); nothing if there is none
 #   kill_pid PID             TERM, bounded wait, KILL (one recorded PID)
 #   our_procs                list live processes of $TEST_USER from this run
 #                            (marked by PASTATEST_RUN=$RUN_ID in their env)
@@ -496,6 +499,15 @@ wait_udp() { _poll "${3:-10}" _listening "$1" u "$2" "${4:-}"; }
 wait_file() { _poll "${2:-10}" test -s "$1"; }
 _gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_gone() { _poll "${2:-10}" _gone "$1"; }
+_ll6_ready() {
+	ip -n "$1" -6 -o addr show dev "$2" scope link | grep -q . &&
+	! ip -n "$1" -6 -o addr show dev "$2" scope link tentative | grep -q .
+}
+ll6_of() {
+	_poll 5 _ll6_ready "$1" "$2" &&
+	ip -n "$1" -6 -o addr show dev "$2" scope link |
+		awk '{ sub("/.*", "", $4); print $4; exit }'
+}
 
 # --- data ----------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ Server: udpecho.py --bind ADDR --port PORT [--pidfile FILE]
     is dual-stack (IPv4 senders too).  The pidfile is written
     (atomically) once the socket is bound.
 
-Client: udpecho.py --client --to ADDR --port PORT [--source ADDR]
+Client: udpecho.py --client --to ADDR[%ZONE] --port PORT [--source ADDR]
                    [--count K] [--max-size N] [--timeout SECONDS]
     Sends K datagrams of varying sizes (1 .. N bytes), one at a time, each
     with a sequence number and a pattern; waits up to 1 s for each echo
@@ -54,7 +54,9 @@ def client(a):
     s = socket.socket(family_of(a.to), socket.SOCK_DGRAM)
     if a.source:
         s.bind((a.source, 0))
-    s.connect((a.to, a.port))
+    # getaddrinfo() takes a zone (fe80::1%veth0), which a plain tuple can't
+    s.connect(socket.getaddrinfo(a.to, a.port, s.family,
+                                 socket.SOCK_DGRAM)[0][4])
     deadline = time.monotonic() + a.timeout
     sizes = [4, 64, 512, 1200, 1400, 1472, 3000, 8000, a.max_size]
     ok = 0

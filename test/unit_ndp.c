@@ -283,7 +283,9 @@ static int na_ok(const char *target, const char *dst)
 	       !memcmp(rep.f.eth_src, our_mac, 6);
 }
 
-/* An RA as every one must be: addresses, header, link-layer address */
+/* An RA as every one must be: addresses (from our link-local), header,
+ * link-layer address
+ */
 static int ra_ok(void)
 {
 	static const uint8_t all_nodes_mac[6] = { 0x33, 0x33, 0, 0, 0, 1 };
@@ -292,7 +294,7 @@ static int ra_ok(void)
 
 	memcpy(slla + 2, our_mac, 6);
 	return rep.valid && rep.m[0] == RA &&
-	       addr6_is(&rep.f.src6, "fe80::1") &&
+	       IN6_ARE_ADDR_EQUAL(&rep.f.src6, &c.ll6_ours) &&
 	       addr6_is(&rep.f.dst6, "ff02::1") &&
 	       !memcmp(rep.f.eth_dst, all_nodes_mac, 6) &&
 	       !memcmp(rep.f.eth_src, our_mac, 6) && rep.m[4] == 64 &&
@@ -679,8 +681,8 @@ static void test_ra(void)
 static void test_ra_config(void)
 {
 	struct ctx saved = c;
-	uint8_t pio_head[4] = { 3, 4, 56, 0x80 };
-	struct in6_addr p56 = a6("2001:db8:0:1200::");
+	uint8_t pio_head[4] = { 3, 4, 56, 0x80 }, pio64_head[4] = { 3, 4, 64, 0xc0 };
+	struct in6_addr p56 = a6("2001:db8:0:1200::"), p64;
 	int i;
 
 	c.addr6 = a6("2001:db8:0:12ff::1");
@@ -692,6 +694,19 @@ static void test_ra_config(void)
 
 	c.addr6 = in6addr_any;
 	ok(rs_to_ra() && !rep.opt_count[3], "no address: no prefix option");
+	restore(&saved);
+
+	/* Podman's -a 2001:db8::1 with the host's gateway in another /64,
+	 * and the host's own link-local address as ours (conf_ll6())
+	 */
+	c.gw6 = a6("2001:db8:1::2");
+	c.ll6_ours = a6("fe80::c8b9:26ff:fe16:4a2");
+	p64 = a6("2001:db8::");
+	ok(rs_to_ra() && addr6_is(&rep.f.src6, "fe80::c8b9:26ff:fe16:4a2") &&
+	   ((rep.m[6] << 8) | rep.m[7]) >= 600 && rep.opt_count[3] == 1 &&
+	   !memcmp(rep.m + rep.opt_off[3], pio64_head, 4) &&
+	   !memcmp(rep.m + rep.opt_off[3] + 16, &p64, 16),
+	   "gateway outside the prefix: the RA names our link-local address as router, prefix 2001:db8::/64 on-link and autonomous");
 	restore(&saved);
 
 	c.no_dhcpv6 = true;
