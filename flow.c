@@ -12,6 +12,11 @@
  * spoofed, evicts the oldest one idle for FLOW_EVICT_IDLE_MS, the others
  * are refused.
  *
+ * Datagram flows (UDP, ICMP echo) have no end of their own: they expire
+ * without traffic, as conntrack's mappings do. One never answered (see
+ * flow_dgram_seen()) after FLOW_UNANSWERED_TIMEOUT_MS, one with traffic
+ * both ways after its protocol's idle timeout.
+ *
  * Lifecycle: FREE -> (flow_alloc) allocated, owned by a module that sets the
  * type and key -> (flow_hash_insert) findable -> (flow_close) closing: still
  * valid, but no longer findable, until the end of the current event batch ->
@@ -35,6 +40,10 @@
 #define HASH_SIZE		(FLOW_MAX * 2)
 #define HASH_EMPTY		0xffffffffU
 #define FLOW_EVICT_IDLE_MS	1000	/* see flow_evict() */
+/* nf_conntrack_udp_timeout and nf_conntrack_icmp_timeout: a mapping
+ * nobody answered lives 30 s
+ */
+#define FLOW_UNANSWERED_TIMEOUT_MS	(30 * MS_PER_S)
 
 static_assert((HASH_SIZE & (HASH_SIZE - 1)) == 0, "hash size: power of two");
 
@@ -62,6 +71,9 @@ static struct {
 } flow_evict_ring[FLOW_MAX];
 static unsigned int flow_evict_head, flow_evict_n;
 static uint32_t flow_serial;
+
+/* For the stats: expiry of datagram flows */
+static uint64_t flow_expired_unanswered, flow_expired_answered;
 
 #define ROTL(x, b)	(uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
@@ -463,21 +475,18 @@ int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 }
 
 /**
- * flow_idle_timeout() - how long a flow of this type lives without traffic
- * @type:	enum flow_type
+ * flow_idle_timeout() - how long a flow lives without traffic
+ * @f:		flow
  *
  * Return: timeout (ms), 0 for types whose lifetime is not idle-based
  */
-static int64_t flow_idle_timeout(enum flow_type type)
+static int64_t flow_idle_timeout(const struct flow_common *f)
 {
-	switch (type) {
-	case FLOW_UDP:
-		return UDP_IDLE_TIMEOUT_MS;
-	case FLOW_PING:
-		return ICMP_IDLE_TIMEOUT_MS;
-	default:
+	if (f->type != FLOW_UDP && f->type != FLOW_PING)
 		return 0;
-	}
+	if (!f->answered)
+		return FLOW_UNANSWERED_TIMEOUT_MS;
+	return f->type == FLOW_UDP ? UDP_IDLE_TIMEOUT_MS : ICMP_IDLE_TIMEOUT_MS;
 }
 
 /**
@@ -489,23 +498,39 @@ void flow_timer(struct ctx *c)
 	static int64_t next_check;
 	unsigned int i;
 
-	/* Once a second is fine for timeouts of a minute and more */
+	/* Once a second is fine for timeouts of half a minute and more */
 	if (c->now < next_check)
 		return;
 	next_check = c->now + MS_PER_S;
 
 	for (i = 0; i < flow_hwm; i++) {
 		struct flow_common *f = &flowtab[i].f;
-		int64_t timeout = flow_idle_timeout(f->type);
+		int64_t timeout = flow_idle_timeout(f);
 
-		if (timeout && !f->closing && f->active_at + timeout <= c->now)
-			flow_close(i);
+		if (!timeout || f->closing || f->active_at + timeout > c->now)
+			continue;
+		if (f->answered)
+			flow_expired_answered++;
+		else
+			flow_expired_unanswered++;
+		flow_close(i);
 	}
 }
 
 unsigned int flow_count(void)
 {
 	return flow_used;
+}
+
+/**
+ * flow_stats() - log the table's use and expiries (SIGUSR1)
+ */
+void flow_stats(void)
+{
+	info("flows: %u in use; datagram flows expired: %llu unanswered, "
+	     "%llu answered", flow_used,
+	     (unsigned long long)flow_expired_unanswered,
+	     (unsigned long long)flow_expired_answered);
 }
 
 /**

@@ -602,6 +602,32 @@ static void test_flow_budgets(void)
 	flow_defer_free(&c);
 }
 
+/**
+ * test_flow_lifetimes() - unanswered datagram flows go sooner than answered
+ */
+static void test_flow_lifetimes(void)
+{
+	int quiet = flow_alloc(FLOW_BUDGET_UDP_OUT, c.now), both;
+
+	test_udp_flow(quiet, test_key(1), c.now);
+	both = flow_alloc(FLOW_BUDGET_UDP_OUT, c.now);
+	test_udp_flow(both, test_key(2), c.now);
+	flow_dgram_seen(flow_at(both), c.now, true);
+
+	c.now += 30 * 1000;
+	flow_timer(&c);
+	ok(flow_at(quiet)->closing && !flow_at(both)->closing,
+	   "an unanswered UDP flow expires after 30 s, an answered one not");
+	flow_defer_free(&c);
+	c.now += UDP_IDLE_TIMEOUT_MS - 30 * 1000 - 1000;
+	flow_timer(&c);
+	ok(!flow_at(both)->closing, "the answered one is still there at 179 s");
+	c.now += 1000;
+	flow_timer(&c);
+	ok(flow_at(both)->closing, "and expires at 180 s");
+	flow_defer_free(&c);
+}
+
 int main(void)
 {
 	c.mode = MODE_PASTA;
@@ -622,6 +648,7 @@ int main(void)
 	test_frames6();
 	test_flow_table();
 	test_flow_budgets();
+	test_flow_lifetimes();
 
 	return tests_done();
 }
