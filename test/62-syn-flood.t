@@ -58,10 +58,13 @@ in_ns() { nsenter -t "$(cat "$S/server.pid")" -n "$@"; }
 fds() { ls "/proc/$pid/fd" | wc -l; }
 now() { date +%s.%N; }
 
-# new_conn - seconds a new connection and a small request take, or 99
+# new_conn - seconds a new connection and a small request take, or 99 if
+# it fails
 new_conn() {
-	in_ns curl -sS -o /dev/null --max-time 10 -w '%{time_total}' \
-		"http://$SRV:8098/f.txt" 2>/dev/null || echo 99
+	local t
+	# curl writes the time even when it fails
+	t=$(in_ns curl -sS -o /dev/null --max-time 10 -w '%{time_total}' \
+		"http://$SRV:8098/f.txt" 2>/dev/null) && echo "$t" || echo 99
 }
 
 in_ns curl -sS -o /dev/null --max-time 5 "http://$SRV:8098/f.txt"
