@@ -24,7 +24,9 @@ enum flow_type {
  * lock the others out
  */
 enum flow_budget {
-	FLOW_BUDGET_TCP,	/* TCP, either side, spliced too */
+	FLOW_BUDGET_TCP,	/* TCP, either side, spliced too: the oldest
+				 * half-open outbound one is evicted
+				 */
 	FLOW_BUDGET_UDP_OUT,	/* UDP the guest starts */
 	FLOW_BUDGET_UDP_IN,	/* UDP to a forwarded port: senders may be
 				 * spoofed, the oldest idle one is evicted
@@ -104,7 +106,8 @@ static inline void flow_dgram_seen(struct flow_common *f, int64_t now,
 struct ctx;
 
 void flow_init(void);
-int flow_alloc(enum flow_budget budget, int64_t now);
+int flow_alloc(struct ctx *c, enum flow_budget budget);
+bool flow_fd_reclaim(struct ctx *c, int err);
 void flow_hash_insert(int idx);
 int flow_lookup(const struct flow_key *key);
 void flow_close(int idx);
@@ -124,6 +127,8 @@ const char *flow_str(const struct flow_key *key, char *buf, size_t len);
 void tcp_flow_free(int idx);
 void tcp_flow_abort(struct ctx *c, int idx);
 void tcp_flow_reset(struct ctx *c, int idx);
+bool tcp_flow_half_open(int idx);
+void tcp_flow_evict(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
 void icmp_flow_free(struct ctx *c, int idx);
 void splice_flow_free(int idx);

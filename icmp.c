@@ -83,7 +83,7 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 			close(s);
 		return NULL;
 	}
-	idx = flow_alloc(FLOW_BUDGET_ICMP, c->now);
+	idx = flow_alloc(c, FLOW_BUDGET_ICMP);
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
 		close(s);

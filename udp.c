@@ -131,7 +131,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	 */
 	enum flow_budget b = s < 0 || key->spliced ? FLOW_BUDGET_UDP_IN :
 						     FLOW_BUDGET_UDP_OUT;
-	int idx = flow_alloc(b, c->now);
+	int idx = flow_alloc(c, b);
 	char str[FLOW_STRLEN];
 	struct udp_flow *uf;
 
