@@ -22,8 +22,9 @@
 # floods of 10,000 to the address that never answers (20,000 half-open
 # flows, far more than the descriptors) while a 10 s download runs: the
 # oldest half-open flows are evicted for the new ones, a new connection
-# from the namespace right after succeeds, the download (established
-# before) completes; the evictions as counted in the SIGUSR1 stats.
+# from the namespace right after succeeds, and one from R to a -t port,
+# the download (established before) completes; the evictions as counted
+# in the SIGUSR1 stats.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
@@ -32,7 +33,7 @@ need_pasta
 # The throughput target is the daemon's as users run it: the sanitizers'
 # own cost per handshake would count against it
 [ -x "$TOPDIR/pasta" ] && PASTA=$TOPDIR/pasta
-plan 16
+plan 17
 
 NOFILE=512
 
@@ -170,9 +171,9 @@ wait "$pasta"
 S=$WORK/u/lim; mkdir -m 0777 "$S"; echo "ns" >"$S/f.txt"
 _user_prefix
 timeout -k 5 90 "${_UP[@]}" prlimit --nofile=$NOFILE:$NOFILE "$PASTA" \
-	--config-net -T none -U none -P "$S/pasta.pid" -- \
+	--config-net -t 8080 -T none -U none -P "$S/pasta.pid" -- \
 	"$TESTDIR/ns-server.sh" "$S" 80 "$PY" "$TESTDIR/httpd.py" \
-	--bind 127.0.0.1 --port 8080 --dir "$S" --pidfile "$S/server.pid" \
+	--bind 0.0.0.0 --port 8080 --dir "$S" --pidfile "$S/server.pid" \
 	>"$WORK/lim.out" 2>"$WORK/lim.err" </dev/null &
 pasta=$!
 _PGIDS+=("$pasta")
@@ -190,10 +191,15 @@ fds0=$(fds)
 out1=$(in_ns timeout 20 "$PY" "$TESTDIR/synflood.py" "$H" "$BLACK" 80 "$N" 10000)
 out2=$(in_ns timeout 20 "$PY" "$TESTDIR/synflood.py" "$H" "$BLACK" 80 "$N" 20000)
 peak=$(fds)
-t=$(new_conn)
 diag "two floods to $BLACK:80: $out1, then $out2 (SYNs, s); pasta's descriptors: $fds0 before, $peak after (limit $NOFILE)"
+t=$(in_r curl -sS -o /dev/null --max-time 10 -w '%{time_total}' \
+	"http://$H:8080/f.txt" 2>/dev/null) || t=99
 [ "$(echo "$t < 1.5" | bc)" = 1 ]
-ok $? "out of descriptors: a new connection right after the floods took $t s (99: failed; < 1.5 s as above)" ||
+ok $? "out of descriptors: a connection from R to -t 8080 right after the floods took $t s (99: failed; < 1.5 s)" ||
+	diag_file "$WORK/lim.err"
+t=$(new_conn)
+[ "$(echo "$t < 1.5" | bc)" = 1 ]
+ok $? "... and a new one from the namespace took $t s (99: failed; < 1.5 s as above)" ||
 	diag_file "$WORK/lim.err"
 wait "$ip_pid"
 ok $? "the download established before completes: $(mbps "$WORK/iperf-lim.json") Mbit/s" ||
