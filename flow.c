@@ -8,9 +8,18 @@
  * cannot choose ports that collide. Nothing is allocated per packet.
  *
  * Budgets: each kind of flow (enum flow_budget) may hold only its share of
- * the table; at its limit, a new inbound UDP flow, whose sender may be
- * spoofed, evicts the oldest one idle for FLOW_EVICT_IDLE_MS, the others
- * are refused.
+ * the table. Two kinds make room for a new flow by ending their oldest one
+ * that is worth less (flow_evict()): an inbound UDP flow, whose sender may be
+ * spoofed, the oldest one idle for FLOW_EVICT_IDLE_MS; TCP, the oldest
+ * outbound connection whose handshake isn't complete, never an established
+ * one. TCP evicts also when the descriptors run out (flow_fd_reclaim()): a
+ * flood of SYNs to a peer that never answers holds one socket per SYN for
+ * the whole handshake timeout. The others are refused.
+ *
+ * Datagram flows (UDP, ICMP echo) have no end of their own: they expire
+ * without traffic, as conntrack's mappings do. One never answered (see
+ * flow_dgram_seen()) after FLOW_UNANSWERED_TIMEOUT_MS, one with traffic
+ * both ways after its protocol's idle timeout.
  *
  * Lifecycle: FREE -> (flow_alloc) allocated, owned by a module that sets the
  * type and key -> (flow_hash_insert) findable -> (flow_close) closing: still
@@ -20,6 +29,7 @@
  * a recycled entry: handlers check ->closing instead.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -35,6 +45,10 @@
 #define HASH_SIZE		(FLOW_MAX * 2)
 #define HASH_EMPTY		0xffffffffU
 #define FLOW_EVICT_IDLE_MS	1000	/* see flow_evict() */
+/* nf_conntrack_udp_timeout and nf_conntrack_icmp_timeout: a mapping
+ * nobody answered lives 30 s
+ */
+#define FLOW_UNANSWERED_TIMEOUT_MS	(30 * MS_PER_S)
 
 static_assert((HASH_SIZE & (HASH_SIZE - 1)) == 0, "hash size: power of two");
 
@@ -55,13 +69,32 @@ static const unsigned int flow_budget_max[FLOW_BUDGETS] = {
 };
 static unsigned int flow_budget_n[FLOW_BUDGETS];	/* open, not closing */
 
-/* Inbound UDP flows, oldest first: candidates for eviction */
-static struct {
-	uint32_t idx;
-	uint32_t serial;
-} flow_evict_ring[FLOW_MAX];
-static unsigned int flow_evict_head, flow_evict_n;
+/**
+ * struct flow_evict_ring - flows of a budget that evicts, oldest first
+ * @e:		entries: index and serial (the slot may hold another flow
+ *		by the time it comes up)
+ * @head:	oldest entry
+ * @n:		entries in use
+ */
+struct flow_evict_ring {
+	struct {
+		uint32_t idx;
+		uint32_t serial;
+	} e[FLOW_MAX];
+	unsigned int head, n;
+};
+
+/* The budgets that make room by evicting, and their rings */
+static struct flow_evict_ring flow_ring_tcp, flow_ring_udp_in;
+static struct flow_evict_ring *const flow_evict_ring[FLOW_BUDGETS] = {
+	[FLOW_BUDGET_TCP]	= &flow_ring_tcp,
+	[FLOW_BUDGET_UDP_IN]	= &flow_ring_udp_in,
+};
 static uint32_t flow_serial;
+
+/* For the stats: evictions per budget, expiry of datagram flows */
+static uint64_t flow_evicted[FLOW_BUDGETS];
+static uint64_t flow_expired_unanswered, flow_expired_answered;
 
 #define ROTL(x, b)	(uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
@@ -125,57 +158,102 @@ void flow_init(void)
 	flow_free_head = 0;
 	flow_used = flow_hwm = 0;
 	memset(flow_budget_n, 0, sizeof(flow_budget_n));
-	flow_evict_head = flow_evict_n = 0;
+	flow_ring_tcp.head = flow_ring_tcp.n = 0;
+	flow_ring_udp_in.head = flow_ring_udp_in.n = 0;
 }
 
 /**
- * flow_evict_push() - note a new inbound UDP flow, the newest candidate
+ * flow_evict_push() - note a flow as the newest candidate of its ring
+ * @r:		ring
  * @idx:	flow index
  *
  * When the ring is full, its oldest entry is forgotten: most likely a flow
- * that expired already.
+ * that ended already.
  */
-static void flow_evict_push(uint32_t idx)
+static void flow_evict_push(struct flow_evict_ring *r, uint32_t idx)
 {
 	unsigned int tail;
 
-	if (flow_evict_n == FLOW_MAX) {
-		flow_evict_head = (flow_evict_head + 1) % FLOW_MAX;
-		flow_evict_n--;
+	if (r->n == FLOW_MAX) {
+		r->head = (r->head + 1) % FLOW_MAX;
+		r->n--;
 	}
-	tail = (flow_evict_head + flow_evict_n++) % FLOW_MAX;
-	flow_evict_ring[tail].idx = idx;
-	flow_evict_ring[tail].serial = flowtab[idx].f.serial;
+	tail = (r->head + r->n++) % FLOW_MAX;
+	r->e[tail].idx = idx;
+	r->e[tail].serial = flowtab[idx].f.serial;
+}
+
+/* What flow_evictable() says of a candidate */
+enum flow_evict_verdict {
+	FLOW_EVICT_NOW,		/* end it for the new flow */
+	FLOW_EVICT_LATER,	/* not now, maybe later: back to the end */
+	FLOW_EVICT_NEVER,	/* not any more: forget it */
+};
+
+/**
+ * flow_evictable() - may a candidate be ended to make room?
+ * @idx:	flow index, of a live flow
+ * @now:	current time (ms)
+ *
+ * Return: enum flow_evict_verdict
+ */
+static enum flow_evict_verdict flow_evictable(int idx, int64_t now)
+{
+	const struct flow_common *f = &flowtab[idx].f;
+
+	switch (f->type) {
+	case FLOW_UDP:
+		return now - f->active_at < FLOW_EVICT_IDLE_MS ?
+		       FLOW_EVICT_LATER : FLOW_EVICT_NOW;
+	case FLOW_TCP:
+		/* Past the handshake, a connection is never half-open again */
+		return tcp_flow_half_open(idx) ? FLOW_EVICT_NOW :
+						 FLOW_EVICT_NEVER;
+	default:
+		return FLOW_EVICT_NEVER;	/* spliced TCP */
+	}
 }
 
 /**
- * flow_evict() - close the oldest inbound UDP flow that is idle
- * @now:	current time (ms)
+ * flow_evict() - end the oldest flow of a budget that may make room
+ * @c:		execution context
+ * @budget:	enum flow_budget, one with a ring
  *
- * Entries of flows gone already are dropped; one active in the last
- * FLOW_EVICT_IDLE_MS goes back to the end (a second chance), at most once
- * round the ring.
+ * Entries of flows gone already are dropped, and so are those that will
+ * never be evictable; one that may be later (an inbound UDP flow active in
+ * the last FLOW_EVICT_IDLE_MS) goes back to the end (a second chance), at
+ * most once round the ring.
  *
- * Return: true if one was closed
+ * Return: true if one was ended
  */
-static bool flow_evict(int64_t now)
+static bool flow_evict(struct ctx *c, enum flow_budget budget)
 {
-	unsigned int tries = flow_evict_n;
+	struct flow_evict_ring *r = flow_evict_ring[budget];
+	unsigned int tries = r->n;
 
-	while (tries-- && flow_evict_n) {
-		uint32_t idx = flow_evict_ring[flow_evict_head].idx;
-		uint32_t serial = flow_evict_ring[flow_evict_head].serial;
+	while (tries-- && r->n) {
+		uint32_t idx = r->e[r->head].idx;
+		uint32_t serial = r->e[r->head].serial;
 		const struct flow_common *f = &flowtab[idx].f;
 
-		flow_evict_head = (flow_evict_head + 1) % FLOW_MAX;
-		flow_evict_n--;
+		r->head = (r->head + 1) % FLOW_MAX;
+		r->n--;
 		if (f->type == FLOW_FREE || f->closing || f->serial != serial)
 			continue;	/* gone: its slot may hold another */
-		if (now - f->active_at < FLOW_EVICT_IDLE_MS) {
-			flow_evict_push(idx);
+		switch (flow_evictable(idx, c->now)) {
+		case FLOW_EVICT_LATER:
+			flow_evict_push(r, idx);
 			continue;
+		case FLOW_EVICT_NEVER:
+			continue;
+		case FLOW_EVICT_NOW:
+			break;
 		}
-		flow_close(idx);
+		if (f->type == FLOW_TCP)
+			tcp_flow_evict(c, idx);
+		else
+			flow_close(idx);
+		flow_evicted[budget]++;
 		return true;
 	}
 	return false;
@@ -183,33 +261,53 @@ static bool flow_evict(int64_t now)
 
 /**
  * flow_alloc() - take a free entry, zeroed, within a budget
+ * @c:		execution context, to evict a flow for room
  * @budget:	enum flow_budget the flow counts against
- * @now:	current time (ms), for eviction
+ *
+ * A full budget with a ring evicts one of its flows; so does a full table,
+ * but the evicted entry is free only after the event batch: that flow is
+ * refused, the next one (the guest's retry) gets it.
  *
  * Return: index of the entry, or -1 if the table or the budget is full
  */
-int flow_alloc(enum flow_budget budget, int64_t now)
+int flow_alloc(struct ctx *c, enum flow_budget budget)
 {
+	struct flow_evict_ring *r = flow_evict_ring[budget];
+	bool full = flow_free_head >= FLOW_MAX;
 	uint32_t idx;
 
-	if (flow_budget_n[budget] >= flow_budget_max[budget] &&
-	    (budget != FLOW_BUDGET_UDP_IN || !flow_evict(now)))
+	if ((full || flow_budget_n[budget] >= flow_budget_max[budget]) &&
+	    (!r || !flow_evict(c, budget) || full))
 		return -1;
 	idx = flow_free_head;
-	if (idx >= FLOW_MAX)
-		return -1;
 	flow_free_head = flow_free_next[idx];
 	assert(flowtab[idx].f.type == FLOW_FREE);
 	memset(&flowtab[idx], 0, sizeof(flowtab[idx]));
 	flowtab[idx].f.budget = budget;
 	flowtab[idx].f.serial = ++flow_serial;
 	flow_budget_n[budget]++;
-	if (budget == FLOW_BUDGET_UDP_IN)
-		flow_evict_push(idx);
+	if (r)
+		flow_evict_push(r, idx);
 	flow_used++;
 	if (idx + 1 > flow_hwm)
 		flow_hwm = idx + 1;
 	return idx;
+}
+
+/**
+ * flow_fd_reclaim() - out of descriptors: evict a half-open TCP flow
+ * @c:		execution context
+ * @err:	errno of the call that failed
+ *
+ * The evicted connection's socket is closed at once (tcp_flow_evict()), so
+ * that the caller can try again.
+ *
+ * Return: true if @err is EMFILE or ENFILE and a descriptor was freed
+ */
+bool flow_fd_reclaim(struct ctx *c, int err)
+{
+	return (err == EMFILE || err == ENFILE) &&
+	       flow_evict(c, FLOW_BUDGET_TCP);
 }
 
 /**
@@ -463,21 +561,18 @@ int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 }
 
 /**
- * flow_idle_timeout() - how long a flow of this type lives without traffic
- * @type:	enum flow_type
+ * flow_idle_timeout() - how long a flow lives without traffic
+ * @f:		flow
  *
  * Return: timeout (ms), 0 for types whose lifetime is not idle-based
  */
-static int64_t flow_idle_timeout(enum flow_type type)
+static int64_t flow_idle_timeout(const struct flow_common *f)
 {
-	switch (type) {
-	case FLOW_UDP:
-		return UDP_IDLE_TIMEOUT_MS;
-	case FLOW_PING:
-		return ICMP_IDLE_TIMEOUT_MS;
-	default:
+	if (f->type != FLOW_UDP && f->type != FLOW_PING)
 		return 0;
-	}
+	if (!f->answered)
+		return FLOW_UNANSWERED_TIMEOUT_MS;
+	return f->type == FLOW_UDP ? UDP_IDLE_TIMEOUT_MS : ICMP_IDLE_TIMEOUT_MS;
 }
 
 /**
@@ -489,23 +584,41 @@ void flow_timer(struct ctx *c)
 	static int64_t next_check;
 	unsigned int i;
 
-	/* Once a second is fine for timeouts of a minute and more */
+	/* Once a second is fine for timeouts of half a minute and more */
 	if (c->now < next_check)
 		return;
 	next_check = c->now + MS_PER_S;
 
 	for (i = 0; i < flow_hwm; i++) {
 		struct flow_common *f = &flowtab[i].f;
-		int64_t timeout = flow_idle_timeout(f->type);
+		int64_t timeout = flow_idle_timeout(f);
 
-		if (timeout && !f->closing && f->active_at + timeout <= c->now)
-			flow_close(i);
+		if (!timeout || f->closing || f->active_at + timeout > c->now)
+			continue;
+		if (f->answered)
+			flow_expired_answered++;
+		else
+			flow_expired_unanswered++;
+		flow_close(i);
 	}
 }
 
 unsigned int flow_count(void)
 {
 	return flow_used;
+}
+
+/**
+ * flow_stats() - log the table's use, evictions and expiries (SIGUSR1)
+ */
+void flow_stats(void)
+{
+	info("flows: %u in use; evicted: %llu TCP half-open, %llu inbound UDP "
+	     "idle; datagram flows expired: %llu unanswered, %llu answered",
+	     flow_used, (unsigned long long)flow_evicted[FLOW_BUDGET_TCP],
+	     (unsigned long long)flow_evicted[FLOW_BUDGET_UDP_IN],
+	     (unsigned long long)flow_expired_unanswered,
+	     (unsigned long long)flow_expired_answered);
 }
 
 /**

@@ -24,7 +24,9 @@ enum flow_type {
  * lock the others out
  */
 enum flow_budget {
-	FLOW_BUDGET_TCP,	/* TCP, either side, spliced too */
+	FLOW_BUDGET_TCP,	/* TCP, either side, spliced too: the oldest
+				 * half-open outbound one is evicted
+				 */
 	FLOW_BUDGET_UDP_OUT,	/* UDP the guest starts */
 	FLOW_BUDGET_UDP_IN,	/* UDP to a forwarded port: senders may be
 				 * spoofed, the oldest idle one is evicted
@@ -67,26 +69,45 @@ struct flow_key {
  * @type:	enum flow_type
  * @closing:	freed after the current event batch
  * @hashed:	present in the lookup hash table
+ * @budget:	enum flow_budget it counts against
+ * @answered:	a datagram flow (UDP, ICMP echo) has had one back from the
+ *		side its first datagram went to: see flow_dgram_seen()
+ * @serial:	allocation number, to know it again (flow_evict())
  * @key:	addresses and ports
  * @active_at:	last datagram either way (ms): UDP and ICMP flows expire
- *		after a while without any
- * @budget:	enum flow_budget it counts against
- * @serial:	allocation number, to know it again (flow_evict())
+ *		after a while without any, sooner if never answered
  */
 struct flow_common {
 	uint8_t type;
 	bool closing;
 	bool hashed;
 	uint8_t budget;
+	bool answered;
 	uint32_t serial;
 	struct flow_key key;
 	int64_t active_at;
 };
 
+/**
+ * flow_dgram_seen() - note a datagram of a UDP or ICMP echo flow
+ * @f:		flow
+ * @now:	current time (ms)
+ * @answer:	it comes from the side the flow's first datagram went to:
+ *		the peer for the guest's own flows, the guest (or, spliced,
+ *		the loopback side it goes to) for inbound ones
+ */
+static inline void flow_dgram_seen(struct flow_common *f, int64_t now,
+				   bool answer)
+{
+	f->active_at = now;
+	f->answered |= answer;
+}
+
 struct ctx;
 
 void flow_init(void);
-int flow_alloc(enum flow_budget budget, int64_t now);
+int flow_alloc(struct ctx *c, enum flow_budget budget);
+bool flow_fd_reclaim(struct ctx *c, int err);
 void flow_hash_insert(int idx);
 int flow_lookup(const struct flow_key *key);
 void flow_close(int idx);
@@ -96,6 +117,7 @@ int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 		    const union inany_addr *guest, int n_guest);
 void flow_timer(struct ctx *c);
 unsigned int flow_count(void);
+void flow_stats(void);
 unsigned int flow_budget_used(enum flow_budget budget);
 unsigned int flow_high_water(void);
 struct flow_common *flow_at(int idx);
@@ -105,6 +127,8 @@ const char *flow_str(const struct flow_key *key, char *buf, size_t len);
 void tcp_flow_free(int idx);
 void tcp_flow_abort(struct ctx *c, int idx);
 void tcp_flow_reset(struct ctx *c, int idx);
+bool tcp_flow_half_open(int idx);
+void tcp_flow_evict(struct ctx *c, int idx);
 void udp_flow_free(struct ctx *c, int idx);
 void icmp_flow_free(struct ctx *c, int idx);
 void splice_flow_free(int idx);

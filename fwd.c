@@ -507,14 +507,16 @@ static void fwd_accept_events(const struct ctx *c, uint32_t events)
  * @l:		the port's listener
  * @err:	errno
  *
- * Out of descriptors or memory, a level-triggered listener would wake us
- * again at once, for ever: every TCP listener is paused instead, until a
- * flow ends (it frees descriptors) or for FWD_ACCEPT_PAUSE_MS, and the
- * connections wait in the kernel's backlog meanwhile.
+ * Out of descriptors, the oldest half-open connection of the guest makes
+ * room (flow_fd_reclaim()): the listener, level-triggered, wakes us again
+ * for the connection. Out of them with none to evict, or of memory, it
+ * would wake us at once, for ever: every TCP listener is paused instead,
+ * until a flow ends (it frees descriptors) or for FWD_ACCEPT_PAUSE_MS, and
+ * the connections wait in the kernel's backlog meanwhile.
  */
 void fwd_accept_error(struct ctx *c, const struct fwd_listener *l, int err)
 {
-	if (err == EAGAIN || err == EWOULDBLOCK)
+	if (err == EAGAIN || err == EWOULDBLOCK || flow_fd_reclaim(c, err))
 		return;
 	if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM) {
 		err_ratelimit("accept on port %u: %s", l->port, strerror(err));

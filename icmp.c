@@ -8,7 +8,8 @@
  * validates replies; we put the guest's identifier back on the way in.
  * ICMPv6 neighbour discovery goes to ndp.c. Other ICMP messages from the
  * guest are dropped: errors about our flows have no host counterpart.
- * Flows expire after ICMP_IDLE_TIMEOUT_MS (flow_timer()).
+ * Flows expire after ICMP_IDLE_TIMEOUT_MS without traffic, sooner if no
+ * reply ever came (flow_timer()).
  */
 
 #include <errno.h>
@@ -82,7 +83,7 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 			close(s);
 		return NULL;
 	}
-	idx = flow_alloc(FLOW_BUDGET_ICMP, c->now);
+	idx = flow_alloc(c, FLOW_BUDGET_ICMP);
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
 		close(s);
@@ -141,7 +142,7 @@ void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
 	 */
 	if (send(pf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
 		debug("ICMP: send: %s", strerror(errno));
-	pf->f.active_at = c->now;
+	flow_dgram_seen(&pf->f, c->now, false);
 }
 
 /**
@@ -182,7 +183,7 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		frame = ip_frame(c, icmp_frame, &key->paddr, &key->gaddr,
 				 key->proto, n);
 		tap_send_frames(c, &frame, 1);
-		pf->f.active_at = c->now;
+		flow_dgram_seen(&pf->f, c->now, true);
 	}
 }
 

@@ -44,6 +44,7 @@
 #include "checksum.h"
 #include "dhcp.h"
 #include "dhcpv6.h"
+#include "flow.h"
 #include "icmp.h"
 #include "ip.h"
 #include "log.h"
@@ -720,19 +721,21 @@ static socklen_t ip_peer_sockaddr(const struct ctx *c,
  * @sl:		its length, set
  *
  * The socket is of the family of where the flow goes on the host, bound
- * as -o and --outbound-if ask, not connected yet.
+ * as -o and --outbound-if ask, not connected yet. Out of descriptors, the
+ * oldest half-open TCP connection makes room (flow_fd_reclaim()).
  *
  * Return: socket, or -errno
  */
-int ip_flow_sock(const struct ctx *c, int type, int proto,
+int ip_flow_sock(struct ctx *c, int type, int proto,
 		 const union inany_addr *paddr, uint16_t port, uint16_t sport,
 		 union sockaddr_inany *sa, socklen_t *sl)
 {
-	int s, ret;
+	int flags = type | SOCK_NONBLOCK | SOCK_CLOEXEC, s, ret;
 
 	*sl = ip_peer_sockaddr(c, paddr, port, sa);
-	s = socket(sa->sa.sa_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		   proto);
+	s = socket(sa->sa.sa_family, flags, proto);
+	if (s < 0 && flow_fd_reclaim(c, errno))
+		s = socket(sa->sa.sa_family, flags, proto);
 	if (s < 0)
 		return -errno;
 	ret = ip_sock_outbound(c, s, sa->sa.sa_family, sport);

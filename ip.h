@@ -59,7 +59,7 @@ uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
 		    uint8_t proto);
 bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
 			   uint16_t *off);
-int ip_flow_sock(const struct ctx *c, int type, int proto,
+int ip_flow_sock(struct ctx *c, int type, int proto,
 		 const union inany_addr *paddr, uint16_t port, uint16_t sport,
 		 union sockaddr_inany *sa, socklen_t *sl);
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer);

@@ -53,7 +53,8 @@ static struct fwd_table fwd_tcp, fwd_udp, fwd_tcp_ns, fwd_udp_ns;
  */
 static void stats_dump(const struct ctx *c)
 {
-	info("flows: %u in use", flow_count());
+	flow_stats();
+	udp_stats();
 	tap_stats(c);
 	tcp_stats(c);
 }

@@ -230,7 +230,7 @@ static void splice_flow_new(struct ctx *c, int s, int peer, int family,
 	int idx;
 
 	inany_loopback(&lo, family);
-	idx = flow_alloc(FLOW_BUDGET_TCP, c->now);
+	idx = flow_alloc(c, FLOW_BUDGET_TCP);
 	if (idx < 0) {
 		err_ratelimit("splice: flow table full, refusing a connection");
 		close(s);

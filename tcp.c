@@ -975,6 +975,32 @@ static int tcp_sock_register(const struct ctx *c, int s, int idx,
 }
 
 /**
+ * tcp_rst_stateless() - answer a segment that matches no connection
+ * @c:		execution context
+ * @key:	flow key of the segment
+ * @seg:	segment, not RST
+ */
+static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
+			      const struct tcp_seg *seg)
+{
+	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
+	struct tcp_conn tmp = { .f.key = *key };
+	uint8_t flags = TH_RST;
+	struct iovec frame;
+
+	/* RFC 793, 3.4, "Reset Generation", case 1 */
+	if (seg->th->ack) {
+		tmp.seq_to_tap = seg->ack;
+	} else {
+		tmp.seq_from_tap = seg->seq + seg->data.len +
+				   seg->th->syn + seg->th->fin;
+		flags |= TH_ACK;
+	}
+	frame = tcp_hdr_fill(c, &tmp, buf, tmp.seq_to_tap, flags, 0, 0);
+	tap_send_frames(c, &frame, 1);
+}
+
+/**
  * tcp_conn_from_tap() - open a host connection for a guest's SYN
  * @c:		execution context
  * @key:	flow key
@@ -994,17 +1020,29 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 		pkt_drop(DROP_TCP_OPTS);
 		return;
 	}
-	idx = flow_alloc(FLOW_BUDGET_TCP, c->now);
+	/* The socket first: out of descriptors, ip_flow_sock() evicts the
+	 * oldest half-open connection, never this one
+	 */
+	s = ip_flow_sock(c, SOCK_STREAM, IPPROTO_TCP, &key->paddr, key->pport,
+			 0, &sa, &sl);
+	if (s < 0) {
+		err_ratelimit("TCP: socket for %s: %s",
+			      flow_str(key, str, sizeof(str)), strerror(-s));
+		tcp_rst_stateless(c, key, seg);
+		return;
+	}
+	idx = flow_alloc(c, FLOW_BUDGET_TCP);
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
 		err_ratelimit("TCP: flow table full, refusing %s",
 			      flow_str(key, str, sizeof(str)));
+		close(s);
 		return;
 	}
 	conn = &flowtab[idx].tcp;
 	conn->f.type = FLOW_TCP;
 	conn->f.key = *key;
-	conn->sock = -1;
+	conn->sock = s;
 	conn->rto_ms = TCP_RTO_INIT_MS;
 	conn->seq_from_tap = seg->seq + 1;
 	conn->seq_to_tap = tcp_isn() + 1;
@@ -1012,15 +1050,6 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 	tcp_syn_opts_apply(c, conn, &o, seg->wnd);
 	flow_hash_insert(idx);
 
-	s = ip_flow_sock(c, SOCK_STREAM, IPPROTO_TCP, &key->paddr, key->pport,
-			 0, &sa, &sl);
-	if (s < 0) {
-		err_ratelimit("TCP: socket for %s: %s",
-			      flow_str(key, str, sizeof(str)), strerror(-s));
-		tcp_rst(c, conn);
-		return;
-	}
-	conn->sock = s;
 	if (tcp_sock_register(c, s, idx, EPOLLOUT | EPOLLRDHUP)) {
 		tcp_rst(c, conn);
 		return;
@@ -1377,32 +1406,6 @@ static void tcp_segment(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
- * tcp_rst_stateless() - answer a segment that matches no connection
- * @c:		execution context
- * @key:	flow key of the segment
- * @seg:	segment, not RST
- */
-static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
-			      const struct tcp_seg *seg)
-{
-	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
-	struct tcp_conn tmp = { .f.key = *key };
-	uint8_t flags = TH_RST;
-	struct iovec frame;
-
-	/* RFC 793, 3.4, "Reset Generation", case 1 */
-	if (seg->th->ack) {
-		tmp.seq_to_tap = seg->ack;
-	} else {
-		tmp.seq_from_tap = seg->seq + seg->data.len +
-				   seg->th->syn + seg->th->fin;
-		flags |= TH_ACK;
-	}
-	frame = tcp_hdr_fill(c, &tmp, buf, tmp.seq_to_tap, flags, 0, 0);
-	tap_send_frames(c, &frame, 1);
-}
-
-/**
  * tcp_seg_parse() - check a TCP header and split the segment
  * @l4:		L4 view, exactly the IP payload
  * @seg:	parsed segment
@@ -1531,7 +1534,7 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
 	key.gport = to;
 	ip_inbound_peer(c, &key.paddr);
 
-	idx = flow_lookup(&key) < 0 ? flow_alloc(FLOW_BUDGET_TCP, c->now)
+	idx = flow_lookup(&key) < 0 ? flow_alloc(c, FLOW_BUDGET_TCP)
 				    : -1;
 	if (idx < 0) {
 		err_ratelimit("TCP: can't add %s: table full or duplicate",
@@ -1886,6 +1889,36 @@ void tcp_flow_abort(struct ctx *c, int idx)
 	setsockopt(flowtab[idx].tcp.sock, SOL_SOCKET, SO_LINGER, &lin,
 		   sizeof(lin));
 	flow_close(idx);
+}
+
+/**
+ * tcp_flow_half_open() - an outbound connection whose handshake isn't done
+ * @idx:	flow index, FLOW_TCP
+ *
+ * Return: true while the host peer or the guest has yet to answer
+ */
+bool tcp_flow_half_open(int idx)
+{
+	enum tcp_phase phase = flowtab[idx].tcp.phase;
+
+	return phase == TCP_PHASE_CONNECTING || phase == TCP_PHASE_SYN_ACK_SENT;
+}
+
+/**
+ * tcp_flow_evict() - end a half-open connection for room (flow_evict())
+ * @c:		execution context
+ * @idx:	flow index
+ *
+ * Both sides get a reset, and the socket is closed now, not after the
+ * event batch: whoever needed room may be out of descriptors.
+ */
+void tcp_flow_evict(struct ctx *c, int idx)
+{
+	struct tcp_conn *conn = &flowtab[idx].tcp;
+
+	tcp_rst(c, conn);
+	close(conn->sock);
+	conn->sock = -1;
 }
 
 /**

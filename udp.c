@@ -9,10 +9,15 @@
  * arrives on the port's shared socket; it creates an inbound flow keyed by
  * the sender, and the guest's replies leave through the same shared socket
  * with sendto(), so the sender sees them come from the port it used. Flows
- * expire after UDP_IDLE_TIMEOUT_MS without traffic either way (flow_timer()).
+ * expire without traffic (flow_timer()): after UDP_IDLE_TIMEOUT_MS once
+ * answered, sooner if the side the first datagram went to never sent one
+ * back (flow_dgram_seen()): for the guest's flows the peer, for inbound ones
+ * the guest, for spliced ones the loopback side they go to.
  * A query to --dns-forward goes to the host's resolver resolv.c picks; its
- * flow notes which, so that resolv.c learns whether it answers, and ends
- * once resolv.c moves to another (udp_dns_moved()).
+ * flow notes which, so that resolv.c learns whether it answers, ends with the
+ * answer to its last query (its socket with it: a resolver in the guest
+ * uses a new port for every query), and ends once resolv.c moves to another
+ * resolver (udp_dns_moved()).
  */
 
 #include <errno.h>
@@ -42,6 +47,7 @@
 #define UDP_MAX_PAYLOAD		(65535 - 8)
 
 static uint8_t udp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
+static uint64_t udp_dns_closed;		/* see udp_dns_answered() */
 
 /**
  * udp_tap_send() - send a datagram to the guest
@@ -80,12 +86,10 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
 {
 	udp_tap_send(c, udp_frame, &uf->f.key.paddr, uf->f.key.pport,
 		     &uf->f.key.gaddr, uf->f.key.gport, len);
-	uf->f.active_at = c->now;
 }
 
 /**
  * udp_to_sender() - send a datagram back to whoever wrote to a forwarded port
- * @c:		execution context
  * @uf:		flow, started by a datagram to a forwarded port
  * @buf:	payload
  * @len:	its length
@@ -94,8 +98,7 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
  * the port the sender used. If the port is no longer forwarded ("auto"
  * released it), the flow has nowhere to answer and ends.
  */
-static void udp_to_sender(struct ctx *c, struct udp_flow *uf,
-			  const void *buf, size_t len)
+static void udp_to_sender(struct udp_flow *uf, const void *buf, size_t len)
 {
 	const struct fwd_listener *l = fwd_listener_at(uf->listen_idx);
 
@@ -106,7 +109,6 @@ static void udp_to_sender(struct ctx *c, struct udp_flow *uf,
 	if (sendto(uf->listen_fd, buf, len, MSG_DONTWAIT, &uf->peer.sa,
 		   uf->peer_len) < 0)
 		debug("UDP: sendto: %s", strerror(errno));
-	uf->f.active_at = c->now;
 }
 
 /**
@@ -129,7 +131,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	 */
 	enum flow_budget b = s < 0 || key->spliced ? FLOW_BUDGET_UDP_IN :
 						     FLOW_BUDGET_UDP_OUT;
-	int idx = flow_alloc(b, c->now);
+	int idx = flow_alloc(c, b);
 	char str[FLOW_STRLEN];
 	struct udp_flow *uf;
 
@@ -280,13 +282,16 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 	uf = idx >= 0 ? &flowtab[idx].udp : udp_outbound_flow(c, &key);
 	if (!uf)
 		return;
-	if (uf->listen_fd >= 0)
-		udp_to_sender(c, uf, l4.data, l4.len);
-	else if (send(uf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
+	if (uf->listen_fd >= 0) {
+		udp_to_sender(uf, l4.data, l4.len);
+	} else if (send(uf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0) {
 		debug("UDP: send: %s", strerror(errno));
-	else if (uf->dns_up >= 0)
+	} else if (uf->dns_up >= 0) {
 		resolv_up_sent(c, uf->dns_up);
-	uf->f.active_at = c->now;
+		uf->dns_queries++;
+	}
+	/* The guest answers an inbound flow */
+	flow_dgram_seen(&uf->f, c->now, uf->listen_fd >= 0);
 }
 
 /**
@@ -425,8 +430,11 @@ void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 			return;
 		if (!from_ns && !splice_ok(c, &sa)) {
 			uf = udp_inbound_flow(c, ref.index, &sa, sl);
-			if (uf && (size_t)n <= udp_payload_max(c, uf))
+			if (!uf)
+				continue;
+			if ((size_t)n <= udp_payload_max(c, uf))
 				udp_to_tap(c, uf, n);
+			flow_dgram_seen(&uf->f, c->now, false);
 			continue;
 		}
 		uf = udp_spliced_flow(c, ref.index, &sa, sl, from_ns ?
@@ -436,8 +444,20 @@ void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 			continue;
 		if (send(uf->sock, payload, n, MSG_DONTWAIT) < 0)
 			debug("UDP: splice send: %s", strerror(errno));
-		uf->f.active_at = c->now;
+		flow_dgram_seen(&uf->f, c->now, false);
 	}
+}
+
+/**
+ * udp_dns_answered() - end a --dns-forward flow with its last answer
+ * @uf:		flow, a datagram from its peer just relayed
+ */
+static void udp_dns_answered(struct udp_flow *uf)
+{
+	if (uf->dns_up < 0 || !uf->dns_queries || --uf->dns_queries)
+		return;
+	flow_close((union flow *)uf - flowtab);
+	udp_dns_closed++;
 }
 
 /**
@@ -475,9 +495,11 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		if (uf->dns_up >= 0 && uf->dns_gen == c->dns_up_gen)
 			resolv_up_answered(c, uf->dns_up);
 		if (uf->f.key.spliced)
-			udp_to_sender(c, uf, payload, n);
+			udp_to_sender(uf, payload, n);
 		else if ((size_t)n <= udp_payload_max(c, uf))
 			udp_to_tap(c, uf, n);
+		flow_dgram_seen(&uf->f, c->now, true);
+		udp_dns_answered(uf);
 	}
 }
 
@@ -494,6 +516,15 @@ void udp_flow_free(struct ctx *c, int idx)
 		epoll_ref_del(c, uf->sock);
 		close(uf->sock);
 	}
+}
+
+/**
+ * udp_stats() - log UDP's counters (SIGUSR1)
+ */
+void udp_stats(void)
+{
+	info("UDP: --dns-forward flows ended on their answer: %llu",
+	     (unsigned long long)udp_dns_closed);
 }
 
 /**

@@ -8,9 +8,13 @@
 #include "passt.h"
 #include "pkt.h"
 
+/* Answered flows: upstream's timeout, longer than conntrack's 120 s for
+ * an answered, repeated exchange
+ */
 #define UDP_IDLE_TIMEOUT_MS	(180 * MS_PER_S)
 
 void udp_init(struct ctx *c);
+void udp_stats(void);
 void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 		   struct pkt_view l4);
 void udp_tap_send(struct ctx *c, uint8_t *buf, const union inany_addr *src,

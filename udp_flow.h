@@ -26,6 +26,9 @@
  * @dns_up:	a query to --dns-forward: the host's resolver it goes to,
  *		index in c->dns_up; -1 for any other flow
  * @dns_gen:	c->dns_up_gen then: the index means nothing in another list
+ * @dns_queries: queries sent to the resolver, not answered yet: the flow
+ *		ends with the answer to the last one (a stub resolver may
+ *		send A and AAAA queries from the same port at once)
  */
 struct udp_flow {
 	struct flow_common f;
@@ -36,6 +39,7 @@ struct udp_flow {
 	socklen_t peer_len;
 	int dns_up;
 	uint32_t dns_gen;
+	uint32_t dns_queries;
 };
 
 #endif /* UDP_FLOW_H */

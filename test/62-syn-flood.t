@@ -18,12 +18,21 @@
 # interval away from the floods (each flood's first 4 s are in the output);
 # 30 s after the last flood, pasta's descriptors are back to where they
 # were before the first.
+# Then, with pasta's descriptors limited to $NOFILE, two back-to-back
+# floods of 10,000 to the address that never answers (20,000 half-open
+# flows, far more than the descriptors) while a 10 s download runs: the
+# oldest half-open flows are evicted for the new ones, a new connection
+# from the namespace right after succeeds, and one from R to a -t port,
+# the download (established before) completes; the evictions as counted
+# in the SIGUSR1 stats.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-plan 12
+plan 17
+
+NOFILE=512
 
 N=10000
 SPOOF=203.0.113.200	# in H's /24, owned by no one
@@ -55,10 +64,13 @@ in_ns() { nsenter -t "$(cat "$S/server.pid")" -n "$@"; }
 fds() { ls "/proc/$pid/fd" | wc -l; }
 now() { date +%s.%N; }
 
-# new_conn - seconds a new connection and a small request take, or 99
+# new_conn - seconds a new connection and a small request take, or 99 if
+# it fails
 new_conn() {
-	in_ns curl -sS -o /dev/null --max-time 10 -w '%{time_total}' \
-		"http://$SRV:8098/f.txt" 2>/dev/null || echo 99
+	local t
+	# curl writes the time even when it fails
+	t=$(in_ns curl -sS -o /dev/null --max-time 10 -w '%{time_total}' \
+		"http://$SRV:8098/f.txt" 2>/dev/null) && echo "$t" || echo 99
 }
 
 in_ns curl -sS -o /dev/null --max-time 5 "http://$SRV:8098/f.txt"
@@ -149,6 +161,54 @@ for name in rst black spoof; do
 done
 
 kill -0 "$pasta"; ok $? "pasta still running"
+touch "$S/done"
+wait "$pasta"
+
+# Out of descriptors: a pasta of its own, prlimit as test/41 does
+S=$WORK/u/lim; mkdir -m 0777 "$S"; echo "ns" >"$S/f.txt"
+_user_prefix
+timeout -k 5 90 "${_UP[@]}" prlimit --nofile=$NOFILE:$NOFILE "$PASTA" \
+	--config-net -t 8080 -T none -U none -P "$S/pasta.pid" -- \
+	"$TESTDIR/ns-server.sh" "$S" 80 "$PY" "$TESTDIR/httpd.py" \
+	--bind 0.0.0.0 --port 8080 --dir "$S" --pidfile "$S/server.pid" \
+	>"$WORK/lim.out" 2>"$WORK/lim.err" </dev/null &
+pasta=$!
+_PGIDS+=("$pasta")
+wait_file "$S/ready" 15 && wait_file "$S/pasta.pid" 5 &&
+	in_ns curl -sS -o /dev/null --max-time 5 "http://$SRV:8098/f.txt"
+ok $? "pasta with $NOFILE descriptors running" ||
+	{ diag_file "$WORK/lim.err"; done_testing; }
+pid=$(cat "$S/pasta.pid")
+in_ns timeout 40 iperf3 -c "$SRV" -p 5201 -R -t 10 -J \
+	>"$WORK/iperf-lim.json" 2>"$WORK/iperf-lim.err" &
+ip_pid=$!
+_PIDS+=("$ip_pid")
+sleep 2
+fds0=$(fds)
+out1=$(in_ns timeout 20 "$PY" "$TESTDIR/synflood.py" "$H" "$BLACK" 80 "$N" 10000)
+out2=$(in_ns timeout 20 "$PY" "$TESTDIR/synflood.py" "$H" "$BLACK" 80 "$N" 20000)
+peak=$(fds)
+diag "two floods to $BLACK:80: $out1, then $out2 (SYNs, s); pasta's descriptors: $fds0 before, $peak after (limit $NOFILE)"
+t=$(in_r curl -sS -o /dev/null --max-time 10 -w '%{time_total}' \
+	"http://$H:8080/f.txt" 2>/dev/null) || t=99
+[ "$(echo "$t < 1.5" | bc)" = 1 ]
+ok $? "out of descriptors: a connection from R to -t 8080 right after the floods took $t s (99: failed; < 1.5 s)" ||
+	diag_file "$WORK/lim.err"
+t=$(new_conn)
+[ "$(echo "$t < 1.5" | bc)" = 1 ]
+ok $? "... and a new one from the namespace took $t s (99: failed; < 1.5 s as above)" ||
+	diag_file "$WORK/lim.err"
+wait "$ip_pid"
+ok $? "the download established before completes: $(mbps "$WORK/iperf-lim.json") Mbit/s" ||
+	diag_file "$WORK/iperf-lim.err"
+n=$(grep -c "^flows:" "$WORK/lim.err")
+kill -USR1 "$pid"
+_poll 2 test "$(grep -c "^flows:" "$WORK/lim.err")" -gt "$n"
+stats=$(grep "^flows:" "$WORK/lim.err" | tail -n 1)
+diag "stats: $stats"
+evicted=$(echo "$stats" | sed -n 's/.*evicted: \([0-9]*\) TCP half-open.*/\1/p')
+[ "${evicted:-0}" -gt 0 ]
+ok $? "half-open flows evicted for new ones: ${evicted:-none}"
 touch "$S/done"
 wait "$pasta"
 done_testing

@@ -16,6 +16,8 @@
 #    once the dead one is skipped, and the next at once;
 #  - a file bind-mounted over resolv.conf, rewritten in place: followed;
 #  - --no-follow-host: the change is not followed.
+# And a --dns-forward flow ends with its answer: pasta's descriptors are
+# back to where they were before the first query as soon as it is answered.
 
 if [ -z "${DNS_FOLLOW_MNTNS:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP must run as root"; exit 0; }
@@ -35,7 +37,7 @@ chmod 0755 "$RUN"
 mount -t overlay overlay \
 	-o "lowerdir=/etc,upperdir=$OV/up,workdir=$OV/work" /etc ||
 	skip_all "no overlay on /etc in a mount namespace of our own"
-plan 15
+plan 16
 
 topo_create &&
 	ip -n "$NS_R" addr add "$B/32" dev lo &&
@@ -103,11 +105,15 @@ start() {
 	local name=$1; shift
 	rm -rf "$D"; mkdir -m 0777 "$D"
 	N=0
-	pasta_bg "$name" 60 --dns-forward 169.254.1.1 "$@" -- \
-		"$PY" "$WORK/u/client.py" "$D"
+	pasta_bg "$name" 60 --dns-forward 169.254.1.1 -P "$D/pasta.pid" "$@" \
+		-- "$PY" "$WORK/u/client.py" "$D"
 	PASTA_PID=$BG_PID
-	wait_file "$D/ready" 15 || diag_file "$WORK/$name.err"
+	wait_file "$D/ready" 15 && wait_file "$D/pasta.pid" 5 ||
+		diag_file "$WORK/$name.err"
 }
+
+# fds - pasta's open descriptors
+fds() { ls "/proc/$(cat "$D/pasta.pid")/fd" | wc -l; }
 
 # query SECS - one query, bounded by SECS; sets R to "ANSWER SECONDS"
 # (not in a subshell: N counts the queries)
@@ -142,8 +148,13 @@ stop() {
 # 1. A regular file, replaced by rename
 resolv /etc/resolv.conf "$A"
 start file
+fds0=$(fds)
 query 2
+fds1=$(fds)
 is "${R% *}" 192.0.2.1 "file: the query reaches A" || diag_file "$WORK/file.err"
+[ "$fds1" -le "$fds0" ]
+ok $? "the query's flow ended with its answer: $fds1 descriptors, $fds0 before it" ||
+	diag_file "$WORK/file.err"
 resolv /etc/resolv.conf "$B"
 query_until 192.0.2.2 2
 is "${R% *}" 192.0.2.2 "file renamed over: the next query reaches B" ||

@@ -515,14 +515,14 @@ static void test_flow_table(void)
 
 	/* The TCP and outbound UDP shares together make up the table */
 	for (i = 0; i < FLOW_MAX; i++) {
-		idx = flow_alloc(i < FLOW_MAX / 4 * 3 ? FLOW_BUDGET_TCP :
-				 FLOW_BUDGET_UDP_OUT, c.now);
+		idx = flow_alloc(&c, i < FLOW_MAX / 4 * 3 ? FLOW_BUDGET_TCP :
+				 FLOW_BUDGET_UDP_OUT);
 		if (idx < 0)
 			break;
 		test_udp_flow(idx, test_key(i), c.now);
 	}
 	ok(i == FLOW_MAX && flow_count() == FLOW_MAX, "table fills to capacity");
-	ok(flow_alloc(FLOW_BUDGET_ICMP, c.now) < 0,
+	ok(flow_alloc(&c, FLOW_BUDGET_ICMP) < 0,
 	   "allocation fails when full");
 
 	for (i = 0; i < FLOW_MAX; i++) {
@@ -558,7 +558,7 @@ static void test_flow_table(void)
 	flow_timer(&c);
 	flow_defer_free(&c);
 	ok(flow_count() == 0, "idle UDP flows expire after the timeout");
-	ok(flow_alloc(FLOW_BUDGET_TCP, c.now) >= 0,
+	ok(flow_alloc(&c, FLOW_BUDGET_TCP) >= 0,
 	   "entries are reusable after expiry");
 	flow_close_all(&c);
 	flow_defer_free(&c);
@@ -573,7 +573,7 @@ static void test_flow_budgets(void)
 	int oldest[3], idx;
 
 	for (i = 0; i < FLOW_MAX; i++) {
-		idx = flow_alloc(FLOW_BUDGET_UDP_IN, c.now);
+		idx = flow_alloc(&c, FLOW_BUDGET_UDP_IN);
 		if (idx < 0)
 			break;
 		test_udp_flow(idx, test_key(i), c.now);
@@ -584,21 +584,88 @@ static void test_flow_budgets(void)
 	ok(n == FLOW_MAX / 8 && flow_budget_used(FLOW_BUDGET_UDP_IN) == n,
 	   "inbound UDP stops at its share, an eighth of the table, while "
 	   "all are active");
-	ok(flow_alloc(FLOW_BUDGET_TCP, c.now) >= 0 &&
-	   flow_alloc(FLOW_BUDGET_UDP_OUT, c.now) >= 0,
+	ok(flow_alloc(&c, FLOW_BUDGET_TCP) >= 0 &&
+	   flow_alloc(&c, FLOW_BUDGET_UDP_OUT) >= 0,
 	   "TCP and the guest's UDP still get flows");
 
 	c.now += 2000;
-	idx = flow_alloc(FLOW_BUDGET_UDP_IN, c.now);
+	idx = flow_alloc(&c, FLOW_BUDGET_UDP_IN);
 	ok(idx >= 0 && flow_at(oldest[0])->closing,
 	   "once idle, the oldest inbound UDP flow makes room for a new one");
 	test_udp_flow(idx, test_key(FLOW_MAX + 1), c.now);
 	flow_at(oldest[1])->active_at = c.now;	/* the next one is active */
-	idx = flow_alloc(FLOW_BUDGET_UDP_IN, c.now);
+	idx = flow_alloc(&c, FLOW_BUDGET_UDP_IN);
 	ok(idx >= 0 && !flow_at(oldest[1])->closing &&
 	   flow_at(oldest[2])->closing,
 	   "an active one is passed over: the next oldest idle one goes");
 	flow_close_all(&c);
+	flow_defer_free(&c);
+}
+
+/**
+ * test_flow_evict_half_open() - a full TCP share evicts half-open flows only
+ */
+static void test_flow_evict_half_open(void)
+{
+	unsigned int i, n, established_closed = 0;
+	int half = -1, idx;
+
+	/* Earlier tests may leave entries of their own */
+	n = FLOW_MAX / 4 * 3 - flow_budget_used(FLOW_BUDGET_TCP);
+	for (i = 0; i < n; i++) {
+		struct tcp_conn *conn;
+
+		idx = flow_alloc(&c, FLOW_BUDGET_TCP);
+		if (idx < 0)
+			break;
+		conn = &flowtab[idx].tcp;
+		conn->f.type = FLOW_TCP;
+		conn->f.key = test_key(i);
+		conn->sock = -1;
+		conn->phase = TCP_PHASE_ESTABLISHED;
+		if (i == 100) {
+			conn->phase = TCP_PHASE_CONNECTING;
+			half = idx;
+		}
+		flow_hash_insert(idx);
+	}
+	idx = flow_alloc(&c, FLOW_BUDGET_TCP);
+	ok(half >= 0 && idx >= 0 && flow_at(half)->closing,
+	   "TCP's share full: the half-open connection makes room");
+	idx = flow_alloc(&c, FLOW_BUDGET_TCP);
+	for (i = 0; i < flow_high_water(); i++)
+		established_closed += (int)i != half &&
+				      flow_at(i)->type == FLOW_TCP &&
+				      flow_at(i)->closing;
+	ok(idx < 0 && !established_closed,
+	   "none half-open left: refused, no established one evicted");
+	flow_close_all(&c);
+	flow_defer_free(&c);
+}
+
+/**
+ * test_flow_lifetimes() - unanswered datagram flows go sooner than answered
+ */
+static void test_flow_lifetimes(void)
+{
+	int quiet = flow_alloc(&c, FLOW_BUDGET_UDP_OUT), both;
+
+	test_udp_flow(quiet, test_key(1), c.now);
+	both = flow_alloc(&c, FLOW_BUDGET_UDP_OUT);
+	test_udp_flow(both, test_key(2), c.now);
+	flow_dgram_seen(flow_at(both), c.now, true);
+
+	c.now += 30 * 1000;
+	flow_timer(&c);
+	ok(flow_at(quiet)->closing && !flow_at(both)->closing,
+	   "an unanswered UDP flow expires after 30 s, an answered one not");
+	flow_defer_free(&c);
+	c.now += UDP_IDLE_TIMEOUT_MS - 30 * 1000 - 1000;
+	flow_timer(&c);
+	ok(!flow_at(both)->closing, "the answered one is still there at 179 s");
+	c.now += 1000;
+	flow_timer(&c);
+	ok(flow_at(both)->closing, "and expires at 180 s");
 	flow_defer_free(&c);
 }
 
@@ -622,6 +689,8 @@ int main(void)
 	test_frames6();
 	test_flow_table();
 	test_flow_budgets();
+	test_flow_lifetimes();
+	test_flow_evict_half_open();
 
 	return tests_done();
 }
