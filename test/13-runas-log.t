@@ -5,7 +5,9 @@
 # capabilities; pasta as the --runas user with only CAP_SYS_ADMIN,
 # CAP_NET_ADMIN and CAP_NET_BIND_SERVICE, and splicing (which enters the
 # namespace at run time) still works; rootless pasta keeps the same three
-# in its user namespace; every one runs with no_new_privs. -l: the log file
+# in its user namespace; every one runs with no_new_privs; root of another
+# user namespace ("unshare -r pasta --netns-only") stays as it is and works.
+# -l: the log file
 # starts with upstream's header line, "passt|pasta VERSION: EXE (PID)";
 # --log-size: the file never grows past it, keeps that header (marked with
 # the time of the cut) and whole lines after it; --stats DELAY logs the
@@ -17,7 +19,7 @@ need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-plan 14
+plan 15
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -77,6 +79,20 @@ _poll 10 sh -c "grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status"
 is "$(status_of "$pid" CapEff) $(status_of "$pid" NoNewPrivs)" \
 	"0000000000201400 1" "rootless pasta: CapEff only SYS_ADMIN, NET_ADMIN, NET_BIND_SERVICE, no_new_privs"
 kill_pid "$rl"
+
+# Root of a user namespace that isn't the initial one ("unshare -r"): no
+# switch to nobody (unmapped there), as upstream; it runs, a download
+# through it works, and it exits with the command's status, 0
+want=$(docs_random nsonly.bin 256K)
+start_httpd "$NS_R" "$SRV_ADDR" 8098 "$DOCS" nsonly-httpd
+t0=$(now_ms)
+as_user_h 40 unshare -r "$PASTA" --netns-only --config-net -- \
+	curl -sS --max-time 20 -o "$WORK/u/nsonly.bin" \
+	"http://$SRV_ADDR:8098/nsonly.bin" >"$WORK/nsonly.out" 2>"$WORK/nsonly.err"
+rc=$?
+is "$rc $(sha "$WORK/u/nsonly.bin" 2>/dev/null)" "0 $want" \
+	"unshare -r pasta --netns-only as $TEST_USER: a 256 KiB download, exit 0 ($(($(now_ms) - t0)) ms)" ||
+	diag_file "$WORK/nsonly.err"
 
 # --log-size: a small limit, a log that would be ten times larger
 L=$WORK/passt.log.file
