@@ -42,6 +42,8 @@ enum {
 	OPT_NO_DHCP,
 	OPT_NO_DHCP_DNS,
 	OPT_NO_DHCP_SEARCH,
+	OPT_DHCP_DNS,
+	OPT_DHCP_SEARCH,
 	OPT_NO_NDP,
 	OPT_NO_RA,
 	OPT_NO_DHCPV6,
@@ -75,8 +77,6 @@ static const struct {
 } conf_flags[] = {
 	{ OPT_NO_MAP_GW,	offsetof(struct ctx, no_map_gw) },
 	{ OPT_NO_DHCP,		offsetof(struct ctx, no_dhcp) },
-	{ OPT_NO_DHCP_DNS,	offsetof(struct ctx, no_dhcp_dns) },
-	{ OPT_NO_DHCP_SEARCH,	offsetof(struct ctx, no_dhcp_search) },
 	{ OPT_NO_NDP,		offsetof(struct ctx, no_ndp) },
 	{ OPT_NO_RA,		offsetof(struct ctx, no_ra) },
 	{ OPT_NO_DHCPV6,	offsetof(struct ctx, no_dhcpv6) },
@@ -153,8 +153,8 @@ static const struct option conf_opts[] = {
 	{ "fqdn",	required_argument,	NULL, OPT_FQDN },
 	{ "no-dhcp-dns", no_argument,		NULL, OPT_NO_DHCP_DNS },
 	{ "no-dhcp-search", no_argument,	NULL, OPT_NO_DHCP_SEARCH },
-	{ "dhcp-dns",	no_argument,		NULL, OPT_NO_OP },
-	{ "dhcp-search", no_argument,		NULL, OPT_NO_OP },
+	{ "dhcp-dns",	no_argument,		NULL, OPT_DHCP_DNS },
+	{ "dhcp-search", no_argument,		NULL, OPT_DHCP_SEARCH },
 	{ "no-ndp",	no_argument,		NULL, OPT_NO_NDP },
 	{ "no-dhcpv6",	no_argument,		NULL, OPT_NO_DHCPV6 },
 	{ "no-ra",	no_argument,		NULL, OPT_NO_RA },
@@ -214,8 +214,6 @@ static void usage(const char *name, FILE *f, int status)
 		"  -H, --hostname NAME    host name for DHCP (option 12)\n"
 		"      --fqdn NAME        fully qualified name for DHCP (option\n"
 		"                         81) and DHCPv6 (option 39)\n"
-		"      --no-dhcp-dns, --no-dhcp-search\n"
-		"                         hand out no name servers, no search list\n"
 		"      --no-map-gw        don't map the gateway to the host's loopback\n"
 		"      --map-host-loopback ADDR\n"
 		"                         ADDR, not the gateway, is the host's loopback\n"
@@ -237,6 +235,9 @@ static void usage(const char *name, FILE *f, int status)
 		"      --userns PATH      join this user namespace first\n"
 		"      --netns-only       don't join the target's user namespace\n"
 		"      --no-netns-quit    don't exit when the namespace goes away\n"
+		"      --dhcp-dns, --dhcp-search\n"
+		"                         hand out the name servers, the search list\n"
+		"                         (default: neither)\n"
 		"  -T, --tcp-ns SPEC      forward TCP ports of the namespace's\n"
 		"                         loopback to the host's, SPEC as -t; auto\n"
 		"                         (default): the ports the host listens on\n"
@@ -248,8 +249,10 @@ static void usage(const char *name, FILE *f, int status)
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
 		"  -1, --one-off          quit when the guest disconnects\n"
+		"      --no-dhcp-dns, --no-dhcp-search\n"
+		"                         hand out no name servers, no search list\n"
 		"Accepted, and what we do anyway: --host-lo-to-ns-lo,\n"
-		"  --no-copy-routes, --no-copy-addrs, --dhcp-dns, --dhcp-search\n"
+		"  --no-copy-routes, --no-copy-addrs\n"
 		"      --version          print the version\n"
 		"  -h, --help             this text\n",
 		name, MTU_MIN, MTU_MAX, MTU_DEFAULT);
@@ -593,8 +596,8 @@ static void conf_dns(struct ctx *c, const char *s)
 	struct in6_addr a6;
 	struct in_addr a4;
 
-	c->no_dhcp_dns = !strcmp(s, "none");	/* the last -D decides */
-	if (c->no_dhcp_dns)
+	c->no_dns = !strcmp(s, "none");	/* the last -D decides */
+	if (c->no_dns)
 		return;
 	if (conf_addr("-D", s, &a4, &a6) == AF_INET) {
 		if (c->dns4_n == DNS4_MAX)
@@ -619,8 +622,8 @@ static void conf_search(struct ctx *c, const char *s)
 	char buf[DNS_SEARCH_MAX * DNS_NAME_MAX], *d, *save;
 
 	c->dns_search_n = 0;
-	c->no_dhcp_search = !strcmp(s, "none");	/* the last -S decides */
-	if (c->no_dhcp_search)
+	c->no_dns_search = !strcmp(s, "none");	/* the last -S decides */
+	if (c->no_dns_search)
 		return;
 	if (strlen(s) >= sizeof(buf))
 		die("Search list too long for -S: %s", s);
@@ -811,6 +814,22 @@ static bool conf_option_net(struct ctx *c, int opt, const char *arg)
 		break;
 	case 'S':
 		conf_search(c, arg);
+		break;
+	case OPT_DHCP_DNS:
+		conf_for_mode(c, MODE_PASTA, "--dhcp-dns");
+		c->no_dhcp_dns = false;
+		break;
+	case OPT_DHCP_SEARCH:
+		conf_for_mode(c, MODE_PASTA, "--dhcp-search");
+		c->no_dhcp_search = false;
+		break;
+	case OPT_NO_DHCP_DNS:
+		conf_for_mode(c, MODE_PASST, "--no-dhcp-dns");
+		c->no_dhcp_dns = true;
+		break;
+	case OPT_NO_DHCP_SEARCH:
+		conf_for_mode(c, MODE_PASST, "--no-dhcp-search");
+		c->no_dhcp_search = true;
 		break;
 	case 'H':
 		conf_path("-H", arg, c->hostname, sizeof(c->hostname));
@@ -1150,6 +1169,12 @@ void conf(struct ctx *c, int argc, char **argv)
 
 	c->mtu = MTU_DEFAULT;
 	c->fd_given = -1;
+	/* As upstream: a namespace mostly shares the host's resolv.conf, or
+	 * has one its manager wrote, and a DHCP client there that is given
+	 * name servers wants to rewrite it. pasta hands them out with
+	 * --dhcp-dns (--dhcp-search) only, passt unless --no-dhcp-dns.
+	 */
+	c->no_dhcp_dns = c->no_dhcp_search = c->mode == MODE_PASTA;
 
 	/* "-": non-options come back in order, as option 1. A PID may come
 	 * before more options; any other word starts the command, whose own
@@ -1185,6 +1210,10 @@ void conf(struct ctx *c, int argc, char **argv)
 	 */
 	if (c->mode == MODE_PASTA && c->config_net)
 		c->no_ra = true;
-	/* What DHCP, DHCPv6 and RAs hand out, and where DNS goes */
+	/* What DHCP, DHCPv6 and RAs hand out, and where DNS goes: after
+	 * -D none (-S none), nothing, whatever --dhcp-dns says
+	 */
+	c->no_dhcp_dns |= c->no_dns;
+	c->no_dhcp_search |= c->no_dns_search;
 	resolv_conf(c);
 }

@@ -4,10 +4,11 @@
  * Theory of operation: everything that needs privileges (the tap device,
  * the namespace, ports below 1024, files) is opened at start-up; then,
  * before the loop, isolate_loop() gives up the rest:
- *  - started as root, we continue as the --runas user (by default nobody),
- *    so that a guest that took over the loop would hold no more than that
- *    user (in pasta's own user namespace we are root too, but of nothing
- *    else: no switch there);
+ *  - started as root in the initial user namespace, we continue as the
+ *    --runas user (by default nobody), so that a guest that took over the
+ *    loop would hold no more than that user (root of any other user
+ *    namespace, pasta's own included, is root of nothing else: no switch
+ *    there);
  *  - capabilities: passt keeps none; pasta keeps three, each for a call
  *    the loop still makes: CAP_SYS_ADMIN for setns() into the namespace
  *    (splice sockets, -T/-U auto listeners, see pasta_ns_run()),
@@ -29,6 +30,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <grp.h>
@@ -60,14 +62,40 @@
 static bool isolate_root;	/* started as root, in the initial namespace */
 
 /**
+ * isolate_init_userns() - are we in the initial user namespace?
+ *
+ * As upstream tells: only there does uid_map map all of them onto
+ * themselves. If it can't be read, assume so, and give up root.
+ *
+ * Return: true in the initial user namespace (or when unsure)
+ */
+static bool isolate_init_userns(void)
+{
+	static const char all[] = "         0          0 4294967295\n";
+	char buf[sizeof(all)] = { 0 };
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == (ssize_t)sizeof(all) - 1 && !memcmp(buf, all, n);
+}
+
+/**
  * isolate_initial() - note who started us, before pasta's user namespace
  *
  * Inside that namespace we are root too, but only there: nothing to give
- * up at that point.
+ * up at that point. The same holds for root of any user namespace but the
+ * initial one (say, "unshare -r pasta --netns-only"): it can't switch to
+ * an unmapped nobody, and has no more than its user to give up. Decided
+ * now: once the sandbox closes, uid_map can't be read any more.
  */
 void isolate_initial(void)
 {
-	isolate_root = !geteuid();
+	isolate_root = !geteuid() && isolate_init_userns();
 }
 
 /**

@@ -13,7 +13,7 @@
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void logmsg(int pri, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_setup(bool debug, bool quiet);
-void log_to_file(const char *path, size_t size);
+void log_to_file(const char *path, size_t size, const char *name);
 bool log_debug_enabled(void);
 
 #define err(...)	logmsg(LOG_ERR, __VA_ARGS__)

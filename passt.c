@@ -305,7 +305,8 @@ int main(int argc, char **argv)
 	nofile_raise();
 	log_setup(c.debug, c.quiet);
 	if (c.log_file[0])
-		log_to_file(c.log_file, c.log_size);
+		log_to_file(c.log_file, c.log_size,
+			    c.mode == MODE_PASTA ? "pasta" : "passt");
 
 	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c.epollfd < 0)

@@ -145,8 +145,10 @@ struct ctx {
 
 	/* DHCP (passt) */
 	bool no_dhcp;
-	bool no_dhcp_dns;
-	bool no_dhcp_search;
+	bool no_dhcp_dns;	/* no name servers in DHCP, DHCPv6, RAs */
+	bool no_dhcp_search;	/* no search list there */
+	bool no_dns;		/* -D none */
+	bool no_dns_search;	/* -S none */
 	struct in_addr dns4[DNS4_MAX];	/* from -D, else resolv.conf */
 	int dns4_n;
 	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */

@@ -266,7 +266,8 @@ static void resolv_apply(struct ctx *c, const struct resolv_conf *r)
  * @path:	file in resolv.conf(5) format
  *
  * Sets what follows the file: c->dns4 and c->dns6 if both are empty and
- * not --no-dhcp-dns, c->dns_search if empty and not --no-dhcp-search,
+ * handed out (not -D none, --no-dhcp-dns, pasta without --dhcp-dns),
+ * c->dns_search if empty and handed out likewise,
  * c->dns_up unless --dns-host, which is then the one resolver. A missing
  * file is not an error: nothing is set.
  */

@@ -5,8 +5,13 @@
 # capabilities; pasta as the --runas user with only CAP_SYS_ADMIN,
 # CAP_NET_ADMIN and CAP_NET_BIND_SERVICE, and splicing (which enters the
 # namespace at run time) still works; rootless pasta keeps the same three
-# in its user namespace; every one runs with no_new_privs. --log-size: the log file never grows
-# past it and starts at a whole line; --stats DELAY logs the counters.
+# in its user namespace; every one runs with no_new_privs; root of another
+# user namespace ("unshare -r pasta --netns-only") stays as it is and works.
+# -l: the log file
+# starts with upstream's header line, "passt|pasta VERSION: EXE (PID)";
+# --log-size: the file never grows past it, keeps that header (marked with
+# the time of the cut) and whole lines after it; --stats DELAY logs the
+# counters.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
@@ -14,10 +19,12 @@ need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-plan 11
+plan 15
 
 topo_create; ok $? "topology created" || done_testing
 
+# header_of NAME BINARY PID - the first line -l writes, as upstream's
+header_of() { echo "$1 $("$2" --version | sed -n '1s/^[a-z]* //p'): $(readlink -f "$2") ($3)"; }
 # status_of PID FIELD - a field of /proc/PID/status
 status_of() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
 # wait_uid PID UID - until the process runs as UID (it switches after setup)
@@ -36,6 +43,8 @@ bg_h passt2 "$PASST" -f -s "$WORK/p2.sock" --runas "$TEST_USER" \
 wait_uid "$BG_PID" "$uid"
 is "$(status_of "$BG_PID" Uid | cut -f1) $(status_of "$BG_PID" Gid | cut -f1)" \
 	"$uid $gid" "passt --runas $TEST_USER: that user and its group"
+is "$(head -1 "$WORK/p2.log")" "$(header_of passt "$PASST" "$BG_PID")" \
+	"passt -l: the first line names the program, version, path and PID"
 _poll 5 grep -q "^flows: 0 in use" "$WORK/p2.log"
 ok $? "--stats 1: the counters, logged within a few seconds" ||
 	diag_file "$WORK/p2.log"
@@ -60,17 +69,34 @@ finish_ns_server "$BG_PID" "$S" pasta
 
 # Rootless pasta: root in its own user namespace only, three capabilities
 R2=$WORK/u/rl; mkdir -m 0777 "$R2"
-pasta_bg rl 30 -P "$R2/pasta.pid" -- sleep 20
+pasta_bg rl 30 -P "$R2/pasta.pid" -l "$R2/pasta.log" -- sleep 20
 rl=$BG_PID
 _poll 10 test -s "$R2/pasta.pid"
 pid=$(cat "$R2/pasta.pid")
+is "$(head -1 "$R2/pasta.log")" "$(header_of pasta "$PASTA" "$pid")" \
+	"pasta -l: the first line names the program, version, path and PID"
 _poll 10 sh -c "grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status"
 is "$(status_of "$pid" CapEff) $(status_of "$pid" NoNewPrivs)" \
 	"0000000000201400 1" "rootless pasta: CapEff only SYS_ADMIN, NET_ADMIN, NET_BIND_SERVICE, no_new_privs"
 kill_pid "$rl"
 
+# Root of a user namespace that isn't the initial one ("unshare -r"): no
+# switch to nobody (unmapped there), as upstream; it runs, a download
+# through it works, and it exits with the command's status, 0
+want=$(docs_random nsonly.bin 256K)
+start_httpd "$NS_R" "$SRV_ADDR" 8098 "$DOCS" nsonly-httpd
+t0=$(now_ms)
+as_user_h 40 unshare -r "$PASTA" --netns-only --config-net -- \
+	curl -sS --max-time 20 -o "$WORK/u/nsonly.bin" \
+	"http://$SRV_ADDR:8098/nsonly.bin" >"$WORK/nsonly.out" 2>"$WORK/nsonly.err"
+rc=$?
+is "$rc $(sha "$WORK/u/nsonly.bin" 2>/dev/null)" "0 $want" \
+	"unshare -r pasta --netns-only as $TEST_USER: a 256 KiB download, exit 0 ($(($(now_ms) - t0)) ms)" ||
+	diag_file "$WORK/nsonly.err"
+
 # --log-size: a small limit, a log that would be ten times larger
 L=$WORK/passt.log.file
+echo "an older run's line" >"$L"
 bg_h passt3 "$PASST" -f -d -s "$WORK/p3.sock" -l "$L" --log-size 4096
 p3=$BG_PID
 _poll 10 test -S "$WORK/p3.sock"
@@ -83,8 +109,13 @@ size=$(stat -c %s "$L")
 	! grep -q "Template interface" "$L"
 ok $? "--log-size 4096: the log holds $size bytes, its first lines gone" ||
 	diag "$(head -c 300 "$L")"
-head -1 "$L" | grep -Eq '^[0-9]+\.[0-9]{4}: '
-ok $? "the log starts at a whole line" || diag "$(head -c 200 "$L")"
+first=$(head -1 "$L") want="$(header_of passt "$PASST" "$p3") - log truncated at "
+[[ $first == "$want"* && ${first#"$want"} =~ ^[0-9]+\.[0-9]{4}$ ]] &&
+	! grep -q "older run" "$L"
+ok $? "the header stays first, with the time of the cut; the older run's line gone" ||
+	diag "$(head -c 300 "$L")"
+sed -n 2p "$L" | grep -Eq '^[0-9]+\.[0-9]{4}: '
+ok $? "after it the log goes on at a whole line" || diag "$(head -c 300 "$L")"
 tail -1 "$L" | grep -q "Signal 15: exiting"
 ok $? "the newest line is kept" || diag "$(tail -c 200 "$L")"
 done_testing

@@ -7,13 +7,17 @@
 # reaches H's own address), --map-host-loopback (192.0.2.99 reaches H's
 # loopback, the gateway no longer does), their exact command lines start,
 # and --netns: pasta joined to a namespace exits, releasing its ports, once
-# the namespace is deleted; UDP keeps the guest's source port.
+# the namespace is deleted; UDP keeps the guest's source port. DHCP in the
+# namespace (busybox udhcpc), as upstream: no name servers or search list
+# by default nor with Podman's command line (a client there would rewrite
+# the resolv.conf it shares), both with --dhcp-dns --dhcp-search, neither
+# after -D none; --no-dhcp-dns is for passt only.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-plan 12
+plan 18
 
 D=$WORK/u/srv; mkdir -m 0777 "$D"
 echo hello >"$D/hello.txt"
@@ -88,6 +92,49 @@ s.sendto(b"x", ("'"$SRV_ADDR"'", 9999)); print(s.recv(64).decode())'
 is "$(cat "$WORK/sport.out")" 40124 \
 	"UDP from source port 40124 leaves H from port 40124" ||
 	diag_file "$WORK/sport.err"
+
+# DHCP in the namespace: what udhcpc is handed. The script only reports
+# the lease: the addresses are --config-net's already.
+DH=$WORK/u/udhcpc.sh
+cat >"$DH" <<'EOF'
+#!/bin/sh
+[ "$1" = bound ] && echo "lease: ip=$ip dns=[$dns] search=[$search]"
+exit 0
+EOF
+chmod 0755 "$DH"
+# dhcp_run NAME [OPTS...] - udhcpc through pasta; prints its lease line
+dhcp_run() {
+	local name=$1; shift
+	# shellcheck disable=SC2016
+	pasta_run "$name" 30 "$@" -- sh -c 'i=$(ip -o link show |
+		awk -F": " "\$2 != \"lo\" { print \$2; exit }")
+		busybox udhcpc -i "$i" -n -q -t 5 -s "$1"' sh "$DH"
+	grep "^lease:" "$WORK/$name.out" || echo "no lease"
+}
+lease_of() { echo "lease: ip=$H_ADDR dns=[$1] search=[$2]"; }
+DNS_OPTS=(-D 192.0.2.53 -S example.org)
+is "$(dhcp_run dhcp0 "${DNS_OPTS[@]}")" "$(lease_of "" "")" \
+	"DHCP in pasta's namespace, -D and -S given: by default no name server, no search list" ||
+	diag_file "$WORK/dhcp0.err"
+is "$(dhcp_run dhcp1 "${DNS_OPTS[@]}" --dhcp-dns --dhcp-search)" \
+	"$(lease_of 192.0.2.53 example.org)" \
+	"--dhcp-dns --dhcp-search: the name server and the search list" ||
+	diag_file "$WORK/dhcp1.err"
+is "$(dhcp_run dhcp2 "${DNS_OPTS[@]}" --dhcp-dns)" "$(lease_of 192.0.2.53 "")" \
+	"--dhcp-dns alone: the name server only" || diag_file "$WORK/dhcp2.err"
+is "$(dhcp_run dhcp3 --dhcp-dns -D none --dhcp-search -S none)" "$(lease_of "" "")" \
+	"--dhcp-dns -D none, --dhcp-search -S none: neither" ||
+	diag_file "$WORK/dhcp3.err"
+is "$(dhcp_run dhcp4 --dns-forward 169.254.1.1 -t none -u none -T none \
+	-U none --no-map-gw --quiet --map-guest-addr 169.254.1.2)" \
+	"$(lease_of "" "")" \
+	"Podman's command line: no name server handed out (its resolv.conf stays)" ||
+	diag_file "$WORK/dhcp4.err"
+pasta_run nodns 10 --no-dhcp-dns -- true
+rc=$?
+[ $rc = 1 ] && grep -q -- "--no-dhcp-dns is for passt only" "$WORK/nodns.err"
+ok $? "pasta --no-dhcp-dns: refused, exit 1, as upstream" ||
+	{ diag "status $rc"; diag_file "$WORK/nodns.err"; }
 
 # --netns: exit when the namespace goes, releasing the port
 NS_T=pt-t-$$

@@ -573,7 +573,7 @@ static void test_repeated(void)
 	expect(accepted() && C->dns_search_n == 1 &&
 	       !strcmp(C->dns_search[0], "two.example"), NULL,
 	       "last search list wins");
-	PASTA("-S", "none", "-S", "example.com");
+	PASST("-S", "none", "-S", "example.com");
 	expect(accepted() && C->dns_search_n == 1 && !C->no_dhcp_search,
 	       NULL, "a later search list undoes -S none");
 	printf("# got: no_dhcp_search %d, %d domain(s)\n", C->no_dhcp_search,
@@ -642,7 +642,7 @@ static void test_accumulate(void)
 	      "-D", "192.0.2.4");
 	expect(refused("-D", NULL), NULL,
 	       "a fourth IPv4 name server refused, naming -D");
-	PASTA("-D", "none", "-D", "192.0.2.53");
+	PASST("-D", "none", "-D", "192.0.2.53");
 	expect(accepted() && C->dns4_n == 1 && !C->no_dhcp_dns,
 	       NULL, "a later name server undoes -D none");
 	printf("# got: no_dhcp_dns %d, %d IPv4 name server(s)\n",
@@ -743,6 +743,10 @@ static void test_modes(void)
 		{ MODE_PASTA, { "--socket=/tmp/x.socket" },	"-s" },
 		{ MODE_PASTA, { "-1" },				"-1" },
 		{ MODE_PASTA, { "--one-off" },			"-1" },
+		{ MODE_PASST, { "--dhcp-dns" },		"--dhcp-dns" },
+		{ MODE_PASST, { "--dhcp-search" },		"--dhcp-search" },
+		{ MODE_PASTA, { "--no-dhcp-dns" },		"--no-dhcp-dns" },
+		{ MODE_PASTA, { "--no-dhcp-search" },	"--no-dhcp-search" },
 	};
 	unsigned int i;
 
@@ -838,8 +842,7 @@ static void test_noop(void)
 {
 	static const char *const noop[] = {
 		"--stderr", "-e", "--no-copy-routes", "--no-copy-addrs",
-		"--host-lo-to-ns-lo", "--dhcp-dns",
-		"--dhcp-search",
+		"--host-lo-to-ns-lo",
 	};
 	unsigned int i;
 
@@ -872,6 +875,48 @@ static void test_noop(void)
 }
 
 /**
+ * test_dhcp_dns() - whether DHCP, DHCPv6 and NDP hand out the name servers
+ *		     and the search list, as upstream: pasta only with
+ *		     --dhcp-dns, --dhcp-search; passt unless --no-dhcp-dns,
+ *		     --no-dhcp-search; never after -D none, -S none
+ */
+static void test_dhcp_dns(void)
+{
+	PASTA("-D", "192.0.2.53", "-S", "example.org");
+	expect(accepted() && C->no_dhcp_dns && C->no_dhcp_search &&
+	       C->dns4_n == 1, NULL,
+	       "pasta: -D, -S taken, but neither handed out by default");
+	PASTA("--dhcp-dns", "-D", "192.0.2.53");
+	expect(accepted() && !C->no_dhcp_dns && C->no_dhcp_search &&
+	       C->dns4_n == 1 && addr4_is(C->dns4[0], "192.0.2.53"), NULL,
+	       "pasta --dhcp-dns: the name servers, not the search list");
+	PASTA("--dhcp-search", "-S", "example.org");
+	expect(accepted() && C->no_dhcp_dns && !C->no_dhcp_search &&
+	       C->dns_search_n == 1, NULL,
+	       "pasta --dhcp-search: the search list, not the name servers");
+	PASTA("--dhcp-dns", "--dhcp-search");
+	expect(accepted() && !C->no_dhcp_dns && !C->no_dhcp_search, NULL,
+	       "pasta --dhcp-dns --dhcp-search: both");
+	PASTA("-D", "none", "--dhcp-dns", "-S", "none", "--dhcp-search");
+	expect(accepted() && C->no_dhcp_dns && C->no_dhcp_search, NULL,
+	       "-D none, -S none: neither, whatever --dhcp-dns says");
+	PASTA("--dhcp-dns", "-D", "none");
+	expect(accepted() && C->no_dhcp_dns, NULL,
+	       "-D none after --dhcp-dns: no name servers either");
+	PASTA("--config-net", "--dns-forward", "169.254.1.1", "-t", "none",
+	      "-u", "none", "-T", "none", "-U", "none", "--no-map-gw",
+	      "--quiet", "--map-guest-addr", "169.254.1.2");
+	expect(accepted() && C->no_dhcp_dns && C->no_dhcp_search, NULL,
+	       "Podman's command line: neither handed out");
+	PASST("-D", "192.0.2.53", "-S", "example.org");
+	expect(accepted() && !C->no_dhcp_dns && !C->no_dhcp_search, NULL,
+	       "passt: both handed out by default");
+	PASST("--no-dhcp-dns", "-S", "example.org");
+	expect(accepted() && C->no_dhcp_dns && !C->no_dhcp_search, NULL,
+	       "passt --no-dhcp-dns: the search list only");
+}
+
+/**
  * test_flags() - options that set one flag of the context
  */
 static void test_flags(void)
@@ -895,8 +940,6 @@ static void test_flags(void)
 		{ MODE_PASTA, "--no-ndp", F(no_ndp), 1 },
 		{ MODE_PASTA, "--no-dhcpv6", F(no_dhcpv6), 1 },
 		{ MODE_PASTA, "--no-dhcp", F(no_dhcp), 1 },
-		{ MODE_PASTA, "--no-dhcp-dns", F(no_dhcp_dns), 0 },
-		{ MODE_PASTA, "--no-dhcp-search", F(no_dhcp_search), 0 },
 		{ MODE_PASTA, "-f", F(foreground), 1 },
 		{ MODE_PASTA, "--quiet", F(quiet), 1 },
 		{ MODE_PASST, "--no-tcp", F(no_tcp), 1 },
@@ -904,6 +947,8 @@ static void test_flags(void)
 		{ MODE_PASST, "--no-ra", F(no_ra), 1 },
 		{ MODE_PASST, "--no-ndp", F(no_ndp), 1 },
 		{ MODE_PASST, "--no-dhcpv6", F(no_dhcpv6), 1 },
+		{ MODE_PASST, "--no-dhcp-dns", F(no_dhcp_dns), 0 },
+		{ MODE_PASST, "--no-dhcp-search", F(no_dhcp_search), 0 },
 		{ MODE_PASST, "-1", F(one_off), 1 },
 	};
 #undef F
@@ -923,10 +968,10 @@ static void test_flags(void)
 			expect(accepted() && *flag, NULL, "sets its flag");
 	}
 
-	PASTA("--no-dhcp-dns");
+	PASST("--no-dhcp-dns");
 	expect(accepted() && !C->dns4_n && !C->dns6_n, NULL,
 	       "no name server taken from resolv.conf");
-	PASTA("--no-dhcp-search");
+	PASST("--no-dhcp-search");
 	expect(accepted() && !C->dns_search_n, NULL,
 	       "no search list taken from resolv.conf");
 
@@ -1200,6 +1245,7 @@ int main(void)
 	test_modes();
 	test_getopt();
 	test_noop();
+	test_dhcp_dns();
 	test_flags();
 	test_pairs();
 	test_values();

@@ -524,6 +524,24 @@ static void test_sizes(void)
 	req_send();
 	ok(get_reply() && rep.valid && !rep.opt_count[6] && !rep.opt_count[119],
 	   "--no-dhcp-dns, --no-dhcp-search: no options 6 and 119");
+
+	/* pasta's default, and either of --dhcp-dns, --dhcp-search */
+	c = saved;
+	c.no_dhcp_search = true;
+	req_start(0x74, NULL, 0);
+	req_type(1);
+	req_end();
+	req_send();
+	ok(get_reply() && rep.valid && rep.opt_count[6] && !rep.opt_count[119],
+	   "name servers without the search list: option 6, no option 119");
+	c = saved;
+	c.no_dhcp_dns = true;
+	req_start(0x75, NULL, 0);
+	req_type(1);
+	req_end();
+	req_send();
+	ok(get_reply() && rep.valid && !rep.opt_count[6] && rep.opt_count[119],
+	   "the search list without name servers: option 119, no option 6");
 	c = saved;
 }
 

@@ -955,6 +955,17 @@ static void test_sizes(void)
 	   "--no-dhcp-dns, --no-dhcp-search: no options 23 and 24");
 
 	c = saved;
+	c.no_dhcp_search = true;
+	m_send();
+	ok(reply_is(2, 0x5) && count(23) && !count(24),
+	   "name servers without the search list: option 23, no option 24");
+	c = saved;
+	c.no_dhcp_dns = true;
+	m_send();
+	ok(reply_is(2, 0x5) && !count(23) && count(24),
+	   "the search list without name servers: option 24, no option 23");
+
+	c = saved;
 	memset(&c.addr6, 0, sizeof(c.addr6));
 	m_send();
 	got = reply_is(2, 0x5);

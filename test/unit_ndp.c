@@ -719,6 +719,15 @@ static void test_ra_config(void)
 	   "--no-dhcp-dns, --no-dhcp-search: no RDNSS, no DNSSL");
 	restore(&saved);
 
+	c.no_dhcp_search = true;
+	ok(rs_to_ra() && rep.opt_count[25] && !rep.opt_count[31],
+	   "name servers without the search list: RDNSS, no DNSSL");
+	restore(&saved);
+	c.no_dhcp_dns = true;
+	ok(rs_to_ra() && !rep.opt_count[25] && rep.opt_count[31],
+	   "the search list without name servers: DNSSL, no RDNSS");
+	restore(&saved);
+
 	c.dns6_n = 1;
 	c.dns6[0] = a6("::1");
 	c.no_map_gw = true;
