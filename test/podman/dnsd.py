@@ -3,10 +3,11 @@
 """A tiny authoritative DNS responder (UDP) for the Podman tests.
 
 Usage: dnsd.py --bind ADDR [--bind ADDR...] [--port 53]
-               --name NAME --a ADDR4 --aaaa ADDR6 [--pidfile FILE]
+               --name NAME [--name NAME...] --a ADDR4 --aaaa ADDR6
+               [--pidfile FILE]
 
-Answers A and AAAA queries for NAME (case-insensitive) with the given
-addresses; any other name gets NXDOMAIN, any other type of NAME an empty
+Answers A and AAAA queries for each NAME (case-insensitive) with the given
+addresses; any other name gets NXDOMAIN, any other type of a NAME an empty
 NOERROR answer.  Every query is logged to stdout, one line each:
 "QNAME TYPE from ADDR", so a test can see that a query arrived and from
 where.  The pidfile is written (atomically) once every socket is bound.
@@ -42,7 +43,7 @@ def parse_qname(msg, off):
     return ".".join(labels), off
 
 
-def answer(msg, name, a4, a6):
+def answer(msg, names, a4, a6):
     if len(msg) < 12:
         return None, None
     qid, flags, qd = struct.unpack("!HHH", msg[:6])
@@ -56,7 +57,7 @@ def answer(msg, name, a4, a6):
     rd = flags & 0x0100
     rcode = 0
     answers = []
-    if qname.rstrip(".").lower() != name:
+    if qname.rstrip(".").lower() not in names:
         rcode = 3
     elif qclass == 1 and qtype == 1:
         answers.append((1, a4.packed))
@@ -73,13 +74,13 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bind", action="append", required=True)
     p.add_argument("--port", type=int, default=53)
-    p.add_argument("--name", required=True)
+    p.add_argument("--name", action="append", required=True)
     p.add_argument("--a", required=True)
     p.add_argument("--aaaa", required=True)
     p.add_argument("--pidfile")
     a = p.parse_args()
 
-    name = a.name.rstrip(".").lower()
+    names = {n.rstrip(".").lower() for n in a.name}
     a4 = ipaddress.IPv4Address(a.a)
     a6 = ipaddress.IPv6Address(a.aaaa)
     socks = []
@@ -98,7 +99,7 @@ def main():
         for s in ready:
             msg, peer = s.recvfrom(4096)
             try:
-                out, what = answer(msg, name, a4, a6)
+                out, what = answer(msg, names, a4, a6)
             except ValueError:
                 continue
             if out is None:

@@ -5,7 +5,7 @@
 # which Podman runs (started by lib.sh's pod_init, as root, through
 # `nsenter --net=/run/netns/H unshare --mount --propagation private`).
 #
-# Usage: holder.sh ROOTFS PODDIR UID SECS
+# Usage: holder.sh ROOTFS PODDIR UID SECS [LAYER]
 #
 # In its new mount namespace (private: nothing here is seen by the host,
 # and every mount goes away with the namespace's last process) it builds
@@ -13,7 +13,9 @@
 # clone(CLONE_NEWUSER) fails inside a chroot):
 #
 #   /              overlay: ROOTFS (the cached tree, read-only lower
-#                  layer) + PODDIR/upper (this run's changes)
+#                  layer), LAYER on top of it if given (read-only too:
+#                  bats-layer.sh's additions) + PODDIR/upper (this run's
+#                  changes)
 #   /proc          a new proc
 #   /sys           a new sysfs (H's network devices), with the host's
 #                  /sys/fs/cgroup bound recursively (runc needs it)
@@ -30,13 +32,14 @@
 # --mount` puts a command into that root.
 
 set -eu
-ROOTFS=$1 PODDIR=$2 UID_=$3 SECS=$4
+ROOTFS=$1 PODDIR=$2 UID_=$3 SECS=$4 LOWER=$1
+[ -n "${5:-}" ] && LOWER=$5:$ROOTFS
 # shellcheck source=test/podman/config.sh
 . "$(dirname "$0")/config.sh"
 
 R=$PODDIR/root
 mount -t overlay overlay \
-	-o "lowerdir=$ROOTFS,upperdir=$PODDIR/upper,workdir=$PODDIR/work" "$R"
+	-o "lowerdir=$LOWER,upperdir=$PODDIR/upper,workdir=$PODDIR/work" "$R"
 mount -t proc proc "$R/proc"
 mount -t sysfs sysfs "$R/sys"
 mount --rbind /sys/fs/cgroup "$R/sys/fs/cgroup"

@@ -44,6 +44,9 @@
 #   tree's own pasta), POD_SHARE ($WORK/pod/share, seen at /srv/share by
 #   Podman: bind it into containers with -v /srv/share/...:...),
 #   POD_DNS_NAME (the name dnsd.py answers), POD_VERSIONS.
+#   Set before pod_init: POD_DNS_MORE (more names dnsd.py answers, with
+#   the same addresses; space-separated), POD_LAYER (a directory that
+#   holder.sh stacks read-only on the tree, e.g. bats-layer.sh's).
 #
 # Functions:
 #   pod_build             run rootfs.sh (quick when the tree is up to
@@ -85,6 +88,8 @@ POD_SHARE=
 POD_HOLDER=
 POD_VERSIONS=
 POD_UPSTREAM=0
+POD_DNS_MORE=${POD_DNS_MORE:-}
+POD_LAYER=${POD_LAYER:-}
 case $(readlink -m "$PODMAN_PASTA") in
 "$(readlink -m "$PODMAN_ROOTFS")"/*) POD_UPSTREAM=1 ;;
 esac
@@ -214,8 +219,12 @@ is_todo() {
 # --- set-up and clean-up -----------------------------------------------------
 
 _pod_start_dns() {
+	local n names=(--name "$POD_DNS_NAME")
+	for n in $POD_DNS_MORE; do
+		names+=(--name "$n")
+	done
 	bg_r dnsd "$PY" "$POD_HERE/dnsd.py" --bind "$SRV_ADDR" \
-		--bind "$SRV_ADDR6" --name "$POD_DNS_NAME" --a "$SRV_ADDR" \
+		--bind "$SRV_ADDR6" "${names[@]}" --a "$SRV_ADDR" \
 		--aaaa "$SRV_ADDR6" --pidfile "$WORK/dnsd.pid"
 	wait_file "$WORK/dnsd.pid" 10 || { diag_file "$WORK/dnsd.log"; return 1; }
 }
@@ -255,7 +264,7 @@ _pod_setup() {
 
 	nsenter --net="/run/netns/$NS_H" -- unshare --mount \
 		--propagation private -- "$POD_HERE/holder.sh" \
-		"$PODMAN_ROOTFS" "$d" "$POD_UID" 3600 \
+		"$PODMAN_ROOTFS" "$d" "$POD_UID" 3600 ${POD_LAYER:+"$POD_LAYER"} \
 		>"$WORK/holder.log" 2>&1 </dev/null &
 	_PIDS+=("$!")		# unshare execs the holder: the same PID
 	if ! wait_file "$POD_SHARE/.holder.pid" 15; then
