@@ -45,7 +45,6 @@ export PODMAN_BATS_LAYER
 
 # Cases our pasta fails for a known reason (not with upstream's)
 declare -A TODO=(
-	["IPv6 address assignment"]="issue 21: -a ADDR6 with the gateway outside its prefix"
 )
 
 # --- the tree, the layer, Podman's files: or skip ----------------------------
