@@ -41,7 +41,8 @@ test/seclog/pasta: test/seclog/passt
 	ln -sf passt $@
 
 # Unit tests, with the daemon's code and the shared test helpers
-UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd test/unit_conf
+UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd test/unit_conf \
+	     test/unit_tcp
 $(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SRCS) $(HDRS)
 	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< test/unit_lib.c $(LIB_SRCS)
 
