@@ -41,7 +41,8 @@ test/seclog/pasta: test/seclog/passt
 	ln -sf passt $@
 
 # Unit tests, with the daemon's code and the shared test helpers
-UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd test/unit_conf
+UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd test/unit_conf \
+	     test/unit_tcp
 $(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SRCS) $(HDRS)
 	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< test/unit_lib.c $(LIB_SRCS)
 
@@ -111,9 +112,11 @@ bench: setup all test/delayline test/tcprr
 	BENCH_CONN_OUT=doc/benchmarks-conn.md test/bench-conn.sh
 
 # 10,000 concurrent TCP connections, then 1,000 new ones a second for 60 s,
-# through the optimised build (doc/benchmarks.md, "Load")
+# through the optimised build (doc/benchmarks.md, "Load"); and a zero window
+# held for 300 s, past the retry limit, in real time (check: 30 s)
 load: setup all
 	PASTA=$(CURDIR)/pasta LOAD_RATE=1000 LOAD_SECS=60 prove -v test/42-load.t
+	PASTA=$(CURDIR)/pasta ZERO_WINDOW_PAUSE=300 prove -v test/46-zero-window.t
 
 bench-quick: setup all test/delayline test/tcprr
 	test/bench.sh --quick

@@ -4,9 +4,10 @@
  * TAP output; the "tap": one end of a datagram socketpair, as in pasta mode
  * the daemon writes one Ethernet frame per call to fd_tap, so that each frame
  * is one datagram read, without waiting, from the other end; and a parser of
- * our own for those frames (Ethernet, IPv4 or IPv6, then the UDP or ICMPv6
- * checksum over the pseudo-header, RFC 768 and RFC 8200, 8.1), with
- * reference checksums of its own rather than those of checksum.c.
+ * our own for those frames (Ethernet, IPv4 or IPv6, then the UDP, TCP or
+ * ICMPv6 checksum over the pseudo-header, RFC 768, RFC 9293, 3.1 and
+ * RFC 8200, 8.1), with reference checksums of its own rather than those of
+ * checksum.c.
  */
 
 #include <arpa/inet.h>
@@ -238,8 +239,9 @@ uint16_t l4_sum6(const struct in6_addr *src, const struct in6_addr *dst,
  *
  * Checks: IPv4 (header without options, header checksum, total length) or
  * IPv6 (version, payload length), then UDP (length; checksum, not zero over
- * IPv6) or ICMPv6 (checksum) over the pseudo-header. No other protocol is
- * valid. Which addresses and ports they should be is for the caller.
+ * IPv6), TCP (data offset; checksum) or ICMPv6 (checksum) over the
+ * pseudo-header. No other protocol is valid. Which addresses and ports
+ * they should be is for the caller.
  */
 void frame_parse(const uint8_t *f, size_t len, struct frame *fr)
 {
@@ -287,6 +289,21 @@ void frame_parse(const uint8_t *f, size_t len, struct frame *fr)
 		fr->dport = be16(l4 + 2);
 		fr->data = l4 + 8;
 		fr->data_len = l4_len - 8;
+	} else if (fr->proto == IPPROTO_TCP) {
+		size_t doff = l4_len < 20 ? 0 : (size_t)(l4[12] >> 4) * 4;
+
+		if (doff < 20 || doff > l4_len)
+			return;
+		fr->sport = be16(l4);
+		fr->dport = be16(l4 + 2);
+		fr->seq = be32(l4 + 4);
+		fr->ack = be32(l4 + 8);
+		fr->tcp_flags = l4[13];
+		fr->wnd = be16(l4 + 14);
+		fr->opts = l4 + 20;
+		fr->opts_len = doff - 20;
+		fr->data = l4 + doff;
+		fr->data_len = l4_len - doff;
 	} else if (fr->proto == IPPROTO_ICMPV6 && !v4) {
 		if (l4_len < 4)
 			return;

@@ -40,7 +40,8 @@ uint16_t l4_sum6(const struct in6_addr *src, const struct in6_addr *dst,
 
 /**
  * struct frame - a frame read from the tap, checked and split up
- * @valid:	Ethernet, IPv4 or IPv6 header, UDP or ICMPv6 checksum all fine
+ * @valid:	Ethernet, IPv4 or IPv6 header, UDP, TCP or ICMPv6 checksum all
+ *		fine
  * @len:	length of the whole frame
  * @eth_dst:	destination MAC address
  * @eth_src:	source MAC address
@@ -51,9 +52,16 @@ uint16_t l4_sum6(const struct in6_addr *src, const struct in6_addr *dst,
  * @dst4:	IPv4 destination
  * @src6:	IPv6 source
  * @dst6:	IPv6 destination
- * @sport:	UDP source port
- * @dport:	UDP destination port
- * @data:	UDP payload, or the whole ICMPv6 message, until the next read
+ * @sport:	UDP or TCP source port
+ * @dport:	UDP or TCP destination port
+ * @seq:	TCP sequence number
+ * @ack:	TCP acknowledgement number
+ * @tcp_flags:	TCP flags byte (TH_SYN ...)
+ * @wnd:	TCP window field, not scaled
+ * @opts:	TCP options, until the next read
+ * @opts_len:	length of @opts
+ * @data:	UDP or TCP payload, or the whole ICMPv6 message, until the next
+ *		read
  * @data_len:	length of @data
  */
 struct frame {
@@ -65,6 +73,11 @@ struct frame {
 	struct in_addr src4, dst4;
 	struct in6_addr src6, dst6;
 	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t tcp_flags;
+	uint16_t wnd;
+	const uint8_t *opts;
+	size_t opts_len;
 	const uint8_t *data;
 	size_t data_len;
 };
