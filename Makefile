@@ -20,10 +20,16 @@ passt: $(SRCS) $(HDRS)
 pasta: passt
 	ln -sf passt pasta
 
-# The same daemon under ASan and UBSan, which make check runs end to end
-test/san/passt: $(SRCS) $(HDRS)
-	mkdir -p test/san
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $(SRCS)
+# The same daemon under ASan and UBSan, for make check's second pass; its
+# objects, compiled once, make the unit tests too
+SAN_OBJS = $(SRCS:%.c=test/san/obj/%.o)
+LIB_SAN_OBJS = $(filter-out test/san/obj/passt.o,$(SAN_OBJS))
+test/san/obj/%.o: %.c $(HDRS)
+	@mkdir -p test/san/obj
+	$(CC) $(BASE_CFLAGS) $(SAN) -c -o $@ $<
+
+test/san/passt: $(SAN_OBJS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $(SAN_OBJS)
 	chmod 755 test/san
 
 test/san/pasta: test/san/passt
@@ -43,11 +49,13 @@ test/seclog/pasta: test/seclog/passt
 # Unit tests, with the daemon's code and the shared test helpers
 UNIT_TESTS = test/unit test/unit_dhcp test/unit_dhcpv6 test/unit_ndp test/unit_fwd test/unit_conf \
 	     test/unit_tcp
-$(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SRCS) $(HDRS)
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< test/unit_lib.c $(LIB_SRCS)
+$(UNIT_TESTS): test/%: test/%.c test/unit_lib.c test/unit_lib.h $(LIB_SAN_OBJS) \
+		$(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< test/unit_lib.c $(LIB_SAN_OBJS)
 
-test/unit_netlink: test/unit_netlink.c netlink.c inany.c log.c util.c $(HDRS)
-	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_netlink.c netlink.c inany.c log.c util.c
+NETLINK_SAN_OBJS = $(addprefix test/san/obj/,netlink.o inany.o log.o util.o)
+test/unit_netlink: test/unit_netlink.c $(NETLINK_SAN_OBJS) $(HDRS)
+	$(CC) $(BASE_CFLAGS) $(SAN) -o $@ test/unit_netlink.c $(NETLINK_SAN_OBJS)
 
 test/delayline: test/delayline.c test/tool_lib.h
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/delayline.c -lm
@@ -61,13 +69,19 @@ TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/san/p
 # libFuzzer targets (clang): one frame, passt's stream, DHCP/DHCPv6/NDP
 FUZZ_TARGETS = test/fuzz/fuzz_frame test/fuzz/fuzz_stream test/fuzz/fuzz_dhcp
 FUZZ_SECS ?= 60
+# The daemon's objects instrumented once (fuzzer-no-link), for every target
 # (clang sees NLMSG_OK()'s signed and unsigned comparison, gcc doesn't)
-FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer,address,undefined \
-	     -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-sign-compare
+FUZZ_SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	   -fno-omit-frame-pointer -Wno-sign-compare
+FUZZ_OBJS = $(LIB_SRCS:%.c=test/fuzz/obj/%.o)
+test/fuzz/obj/%.o: %.c $(HDRS)
+	@mkdir -p test/fuzz/obj
+	clang $(BASE_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+
 $(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_lib.c \
-		 test/fuzz/fuzz_lib.h $(LIB_SRCS) $(HDRS)
-	clang $(BASE_CFLAGS) $(FUZZ_FLAGS) -o $@ $< test/fuzz/fuzz_lib.c \
-		$(LIB_SRCS)
+		 test/fuzz/fuzz_lib.h $(FUZZ_OBJS) $(HDRS)
+	clang $(BASE_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< \
+		test/fuzz/fuzz_lib.c $(FUZZ_OBJS)
 
 # Run as root: install what is missing, create namespaces and a test user,
 # and run pasta as that user
@@ -81,8 +95,8 @@ SAN_TESTS = test/10-http-download.t test/12-passt-socket.t \
 	    test/14-addr-policy.t test/17-hostile-frames.t \
 	    test/66-passt-tapsock.t
 check: setup all $(TEST_BINS)
-	PASTA=$(CURDIR)/pasta prove -v test/*.t
-	PASTA=$(CURDIR)/test/san/pasta prove -v $(SAN_TESTS)
+	PASTA=$(CURDIR)/pasta prove -v --timer test/*.t
+	PASTA=$(CURDIR)/test/san/pasta prove -v --timer $(SAN_TESTS)
 
 # Every system call the daemon makes outside its seccomp list, over the
 # whole suite (test/seccomp-audit.sh); not part of check: it runs it again
@@ -125,7 +139,8 @@ bench-quick: setup all test/delayline test/tcprr
 	test/bench-conn.sh --quick
 
 clean:
-	rm -rf passt pasta test/san test/seclog $(TEST_BINS) $(FUZZ_TARGETS)
+	rm -rf passt pasta test/san test/seclog test/fuzz/obj $(TEST_BINS) \
+	       $(FUZZ_TARGETS)
 
 # Installation: DESTDIR stages the tree (packaging), PREFIX, BINDIR and
 # MANDIR place it. pasta is a symbolic link to passt, beside it
