@@ -324,7 +324,9 @@ int main(int argc, char **argv)
 		tap_init_passt(&c);
 	}
 	tcp_init(&c);
+	splice_init();
 	udp_init(&c);
+	icmp_init();
 	c.now = now_ms();
 	fwd_auto_scan(&c);	/* "auto" ports are there when the command runs */
 

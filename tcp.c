@@ -1864,12 +1864,14 @@ void tcp_stats(const struct ctx *c)
 
 /**
  * tcp_flow_free() - release a closed connection's socket
+ * @c:		execution context
  * @idx:	flow index
  */
-void tcp_flow_free(int idx)
+static void tcp_flow_free(struct ctx *c, int idx)
 {
 	struct tcp_conn *conn = &flowtab[idx].tcp;
 
+	(void)c;
 	if (log_debug_enabled())
 		tcp_conn_log(LOG_DEBUG, conn);
 	if (conn->sock >= 0)
@@ -1881,7 +1883,7 @@ void tcp_flow_free(int idx)
  * @c:		execution context
  * @idx:	flow index
  */
-void tcp_flow_abort(struct ctx *c, int idx)
+static void tcp_flow_abort(struct ctx *c, int idx)
 {
 	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
 
@@ -1892,16 +1894,24 @@ void tcp_flow_abort(struct ctx *c, int idx)
 }
 
 /**
- * tcp_flow_half_open() - an outbound connection whose handshake isn't done
+ * tcp_flow_evictable() - only a connection whose handshake isn't done may
+ *			  make room
  * @idx:	flow index, FLOW_TCP
+ * @now:	current time (ms), unused
  *
- * Return: true while the host peer or the guest has yet to answer
+ * Half-open: the host peer or the guest has yet to answer. Past the
+ * handshake, a connection is never half-open again.
+ *
+ * Return: FLOW_EVICT_NOW while half-open, FLOW_EVICT_NEVER after that
  */
-bool tcp_flow_half_open(int idx)
+static enum flow_evict_verdict tcp_flow_evictable(int idx, int64_t now)
 {
 	enum tcp_phase phase = flowtab[idx].tcp.phase;
 
-	return phase == TCP_PHASE_CONNECTING || phase == TCP_PHASE_SYN_ACK_SENT;
+	(void)now;
+	return phase == TCP_PHASE_CONNECTING ||
+	       phase == TCP_PHASE_SYN_ACK_SENT ? FLOW_EVICT_NOW :
+						 FLOW_EVICT_NEVER;
 }
 
 /**
@@ -1912,7 +1922,7 @@ bool tcp_flow_half_open(int idx)
  * Both sides get a reset, and the socket is closed now, not after the
  * event batch: whoever needed room may be out of descriptors.
  */
-void tcp_flow_evict(struct ctx *c, int idx)
+static void tcp_flow_evict(struct ctx *c, int idx)
 {
 	struct tcp_conn *conn = &flowtab[idx].tcp;
 
@@ -1926,10 +1936,30 @@ void tcp_flow_evict(struct ctx *c, int idx)
  * @c:		execution context
  * @idx:	flow index
  */
-void tcp_flow_reset(struct ctx *c, int idx)
+static void tcp_flow_reset(struct ctx *c, int idx)
 {
 	tcp_rst(c, &flowtab[idx].tcp);
 }
+
+/**
+ * tcp_flow_sock() - a connection's socket
+ * @idx:	flow index
+ *
+ * Return: socket, -1 once evicted
+ */
+static int tcp_flow_sock(int idx)
+{
+	return flowtab[idx].tcp.sock;
+}
+
+static const struct flow_type_ops tcp_flow_ops = {
+	.free		= tcp_flow_free,
+	.abort		= tcp_flow_abort,
+	.reset		= tcp_flow_reset,
+	.evictable	= tcp_flow_evictable,
+	.evict		= tcp_flow_evict,
+	.sock		= tcp_flow_sock,
+};
 
 /**
  * tcp_peek_off_probe() - does this kernel have SO_PEEK_OFF for TCP?
@@ -2022,6 +2052,7 @@ static void tcp_host_settings(void)
  */
 void tcp_init(struct ctx *c)
 {
+	flow_type_register(FLOW_TCP, &tcp_flow_ops);
 	tcp_peek_off_probe();
 	tcp_host_settings();
 	fwd_listen(c, c->fwd_tcp, SOCK_STREAM, EPOLL_TYPE_TCP_LISTEN);
