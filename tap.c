@@ -16,6 +16,12 @@
  * them, or a run of them, to tap_send_frames(): a passt guest then gets the
  * run with one sendmsg(), so QEMU wakes up once for it.
  *
+ * A guest gone (passt: its socket closed, failed or sent nonsense) is only
+ * marked here (tap_guest_lost()): sending and reading stop, and the main
+ * loop, once the event batch is over, closes the flows and lets the socket
+ * go (tap_guest_detach()). So no send, from whichever protocol, ends flows
+ * under its caller's feet.
+ *
  * Checksums: pasta's tap device carries a virtio-net header in front of each
  * frame, with checksum offload on. The guest then hands us TCP and UDP
  * segments without computing their checksums (we never check them: the
@@ -56,7 +62,6 @@
 #include <arpa/inet.h>
 
 #include "arp.h"
-#include "flow.h"
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
@@ -89,6 +94,11 @@ static uint8_t tap_owed[sizeof(uint32_t) + TAP_FRAME_MAX +
 static size_t tap_owed_len, tap_owed_off;
 
 static uint64_t tap_frames_in, tap_frames_out, tap_send_errors, tap_wakeups;
+
+/* passt's guest is gone: nothing more is sent or read, until the end of the
+ * batch lets it go (tap_guest_detach())
+ */
+static bool tap_lost;
 
 /**
  * tap_input_gso() - handle one frame from the guest, maybe a large TCP one
@@ -374,18 +384,17 @@ size_t tap_gso_size(const struct ctx *c, size_t mss)
 
 /**
  * tap_write_failed() - a write to passt's guest failed: it's gone
- * @c:		execution context
  *
  * A guest that closed its end (EPIPE, ECONNRESET) quit, as QEMU does: not
- * an error.
+ * an error. Marked only: see tap_guest_lost().
  */
-static void tap_write_failed(struct ctx *c)
+static void tap_write_failed(void)
 {
 	if (errno == EPIPE || errno == ECONNRESET)
 		info("guest disconnected");
 	else
 		err("guest socket write: %s", strerror(errno));
-	tap_guest_gone(c);
+	tap_lost = true;
 }
 
 /**
@@ -403,7 +412,7 @@ void tap_send_frames_gso(struct ctx *c, const struct iovec *frames,
 {
 	unsigned int i, sent = 0;
 
-	if (c->fd_tap < 0)
+	if (c->fd_tap < 0 || tap_lost)
 		return;
 
 	for (i = 0; i < n; i++)
@@ -414,7 +423,7 @@ void tap_send_frames_gso(struct ctx *c, const struct iovec *frames,
 		int ret = tap_send_stream(c, frames, n);
 
 		if (ret < 0) {
-			tap_write_failed(c);
+			tap_write_failed();
 			return;
 		}
 		sent = ret;
@@ -568,7 +577,7 @@ static int tap_stream_frames(struct ctx *c)
 		memcpy(buf + FRAME_PAD, tap_stream + off + sizeof(len), len);
 		tap_input(c, buf + FRAME_PAD, len);
 		off += sizeof(len) + len;
-		if (c->fd_tap < 0)
+		if (tap_lost)
 			return 0;
 	}
 	memmove(tap_stream, tap_stream + off, tap_stream_len - off);
@@ -585,32 +594,34 @@ static void tap_handler_passt(struct ctx *c, uint32_t events)
 {
 	int i;
 
+	if (tap_lost)
+		return;		/* the end of the batch lets it go */
 	if ((events & EPOLLOUT) && tap_owed_flush(c)) {
-		tap_write_failed(c);
+		tap_write_failed();
 		return;
 	}
 
-	for (i = 0; i < TAP_BATCH && c->fd_tap >= 0; i++) {
+	for (i = 0; i < TAP_BATCH && !tap_lost; i++) {
 		ssize_t n = recv(c->fd_tap, tap_stream + tap_stream_len,
 				 sizeof(tap_stream) - tap_stream_len,
 				 MSG_DONTWAIT);
 
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 			info("guest disconnected");
-			tap_guest_gone(c);
+			tap_lost = true;
 			return;
 		}
 		if (n < 0)
 			break;
 		tap_stream_len += n;
 		if (tap_stream_frames(c)) {
-			tap_guest_gone(c);
+			tap_lost = true;
 			return;
 		}
 	}
-	if (events & (EPOLLHUP | EPOLLERR) && c->fd_tap >= 0) {
+	if (events & (EPOLLHUP | EPOLLERR) && !tap_lost) {
 		info("guest disconnected");
-		tap_guest_gone(c);
+		tap_lost = true;
 	}
 }
 
@@ -634,11 +645,26 @@ void tap_handler(struct ctx *c, uint32_t events)
 }
 
 /**
- * tap_guest_gone() - the guest's socket closed: reset flows, wait or quit
- * @c:		execution context
+ * tap_guest_lost() - is passt's guest gone, its socket still to be let go?
+ *
+ * Return: true from a hard error, end of stream or bad framing on the
+ *	   guest's socket until tap_guest_detach()
  */
-void tap_guest_gone(struct ctx *c)
+bool tap_guest_lost(void)
 {
+	return tap_lost;
+}
+
+/**
+ * tap_guest_detach() - let the guest's socket go: wait for another or quit
+ * @c:		execution context
+ *
+ * For the end of the batch in which the guest was lost: the caller closes
+ * its flows.
+ */
+void tap_guest_detach(struct ctx *c)
+{
+	tap_lost = false;
 	if (c->fd_tap < 0)
 		return;
 	epoll_ref_del(c, c->fd_tap);
@@ -648,7 +674,6 @@ void tap_guest_gone(struct ctx *c)
 	tap_owed_len = tap_owed_off = 0;
 	c->mac_guest_known = false;
 	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
-	flow_close_all(c);
 
 	if (c->one_off || c->fd_tap_listen < 0) {
 		info("guest gone: exiting");
@@ -666,6 +691,8 @@ void tap_listen_handler(struct ctx *c, uint32_t events)
 	int fd;
 
 	(void)events;
+	if (tap_lost)
+		return;	/* level-triggered: accepted once the old one is gone */
 	fd = accept4(c->fd_tap_listen, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;

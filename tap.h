@@ -18,7 +18,8 @@ struct ctx;
 
 void tap_init_passt(struct ctx *c);
 void tap_guest_attach(struct ctx *c, int fd);
-void tap_guest_gone(struct ctx *c);
+bool tap_guest_lost(void);
+void tap_guest_detach(struct ctx *c);
 void tap_handler(struct ctx *c, uint32_t events);
 void tap_listen_handler(struct ctx *c, uint32_t events);
 void tap_input(struct ctx *c, const uint8_t *frame, size_t len);
