@@ -7,7 +7,7 @@
  * end of the batch (tcp_batch_end() in passt.c), so that a burst of segments
  * costs one ACK. Frames are read into TAP_RX_SLOTS buffers in turn, and TCP
  * queues in-sequence payload there, to write a run of segments with one
- * sendmsg() when the slots run out or the batch ends (tcp_tx_flush()).
+ * sendmsg() when the slots run out or the batch ends: see tap_rx below.
  * We only look at the Ethernet header: ARP goes to arp.c, IPv4 and IPv6 to
  * the IP layer (ip.c), which checks and dispatches them; whatever fails a
  * check is dropped through pkt_drop() with a reason.
@@ -67,7 +67,6 @@
 #include "passt.h"
 #include "pcap.h"
 #include "tap.h"
-#include "tcp.h"
 
 #define TAP_BATCH		128
 #define TAP_FRAME_MAX		(ETH_HLEN + MTU_MAX)
@@ -77,12 +76,18 @@
 #define TAP_SOCK_PATH_FMT	"/tmp/passt_%d.socket"
 #define TAP_SOCK_PATH_MAX_N	64
 
-/* Frames from the guest stay here until the batch's TCP payload is written
- * to the sockets (tcp_tx_flush()): one sendmsg() per run of segments
+/* Frames from the guest, read by tap_handler(). Owner: tap.c. The layers
+ * above may keep pointers into a frame past tap_input() (TCP queues the
+ * in-sequence payload of a run of segments, to write it with one sendmsg())
+ * until the holder's release callback returns (tap_rx_holder_set()): it is
+ * called before the slots are reused, when all TAP_RX_SLOTS are taken, and
+ * when tap_handler() ends. So payload iovecs live until the read batch ends
+ * at the latest; afterwards nothing points here.
  */
 static uint8_t tap_rx[TAP_RX_SLOTS][ROUND_UP(FRAME_BUF_SIZE, 8)]
 	__attribute__((aligned(8)));
 static unsigned int tap_rx_used;
+static void (*tap_rx_release)(struct ctx *c);
 static uint8_t tap_stream[(TAP_FRAME_MAX + sizeof(uint32_t)) * 4];
 static size_t tap_stream_len;
 
@@ -467,28 +472,38 @@ void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
 }
 
 /**
- * tap_rx_slot() - a free frame buffer, flushing queued TCP payload if none
+ * tap_rx_holder_set() - who keeps pointers into received frames, to be told
+ *			 before their buffers are reused
+ * @release:	drops every pointer into tap_rx (TCP: writes its queued
+ *		payload out), NULL if nobody keeps any
+ */
+void tap_rx_holder_set(void (*release)(struct ctx *c))
+{
+	tap_rx_release = release;
+}
+
+/**
+ * tap_rx_done() - let the holder release the frames, all slots are free
+ * @c:		execution context
+ */
+static void tap_rx_done(struct ctx *c)
+{
+	if (tap_rx_release)
+		tap_rx_release(c);
+	tap_rx_used = 0;
+}
+
+/**
+ * tap_rx_slot() - a free frame buffer, released first if none is left
  * @c:		execution context
  *
  * Return: buffer, FRAME_PAD bytes before the frame, FRAME_BUF_SIZE long
  */
 static uint8_t *tap_rx_slot(struct ctx *c)
 {
-	if (tap_rx_used == TAP_RX_SLOTS) {
-		tcp_tx_flush(c);
-		tap_rx_used = 0;
-	}
+	if (tap_rx_used == TAP_RX_SLOTS)
+		tap_rx_done(c);
 	return tap_rx[tap_rx_used++];
-}
-
-/**
- * tap_rx_done() - the batch is handled: write queued TCP payload out
- * @c:		execution context
- */
-static void tap_rx_done(struct ctx *c)
-{
-	tcp_tx_flush(c);
-	tap_rx_used = 0;
 }
 
 /**

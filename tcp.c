@@ -117,8 +117,11 @@ static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 static int tcp_touched[TCP_TOUCHED_MAX];
 static unsigned int tcp_touched_n;
 
-/* In-sequence payload from the guest, still in the tap's frame buffers, for
- * one connection at a time: written with one sendmsg() by tcp_tx_flush()
+/* In-sequence payload from the guest, for one connection at a time: written
+ * with one sendmsg() by tcp_tx_flush(). The iovecs borrow tap.c's receive
+ * slots (tap_rx): tcp_init() makes tcp_tx_flush() their release callback
+ * (tap_rx_holder_set()), which tap.c calls before it reuses a slot and when
+ * its read batch ends, so none outlives the batch.
  */
 static struct {
 	int idx;		/* flow index, -1 if nothing is queued */
@@ -1212,10 +1215,11 @@ static void tcp_tx_refused(struct ctx *c, struct tcp_conn *conn,
  * tcp_tx_flush() - write the queued guest payload to its socket
  * @c:		execution context
  *
- * Called when the tap's frame buffers are about to be reused, when the batch
- * ends, and before anything that needs the socket up to date.
+ * Called by tap.c when its frame buffers are about to be reused and when its
+ * read batch ends (see tcp_tx), and here before anything that needs the
+ * socket up to date.
  */
-void tcp_tx_flush(struct ctx *c)
+static void tcp_tx_flush(struct ctx *c)
 {
 	struct msghdr mh = { .msg_iov = tcp_tx.iov, .msg_iovlen = tcp_tx.n };
 	struct tcp_conn *conn;
@@ -2046,13 +2050,15 @@ static void tcp_host_settings(void)
 }
 
 /**
- * tcp_init() - probe the kernel, read the host's settings, listen on
+ * tcp_init() - register with the flow table and the tap's receive slots,
+ *		probe the kernel, read the host's settings, listen on
  *		forwarded ports
  * @c:		execution context
  */
 void tcp_init(struct ctx *c)
 {
 	flow_type_register(FLOW_TCP, &tcp_flow_ops);
+	tap_rx_holder_set(tcp_tx_flush);
 	tcp_peek_off_probe();
 	tcp_host_settings();
 	fwd_listen(c, c->fwd_tcp, SOCK_STREAM, EPOLL_TYPE_TCP_LISTEN);

@@ -686,7 +686,7 @@ int main(void)
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	c.now = now_ms();
 	flow_init();
-	/* Flow types: no ports to listen on */
+	/* Flow types and the tap's receive slots: no ports to listen on */
 	tcp_init(&c);
 	udp_init(&c);
 	icmp_init();
