@@ -9,22 +9,29 @@
  *
  * Budgets: each kind of flow (enum flow_budget) may hold only its share of
  * the table. Two kinds make room for a new flow by ending their oldest one
- * that is worth less (flow_evict()): an inbound UDP flow, whose sender may be
- * spoofed, the oldest one idle for FLOW_EVICT_IDLE_MS; TCP, the oldest
- * outbound connection whose handshake isn't complete, never an established
- * one. TCP evicts also when the descriptors run out (flow_fd_reclaim()): a
- * flood of SYNs to a peer that never answers holds one socket per SYN for
- * the whole handshake timeout. The others are refused.
+ * that is worth less (flow_evict(), the type's evictable() says which): an
+ * inbound UDP flow, whose sender may be spoofed, the oldest one idle for a
+ * second; TCP, the oldest outbound connection whose handshake isn't
+ * complete, never an established one. TCP evicts also when the
+ * descriptors run out (flow_fd_reclaim()): a flood of SYNs to a peer that
+ * never answers holds one socket per SYN for the whole handshake timeout.
+ * The others are refused.
  *
  * Datagram flows (UDP, ICMP echo) have no end of their own: they expire
  * without traffic, as conntrack's mappings do. One never answered (see
  * flow_dgram_seen()) after FLOW_UNANSWERED_TIMEOUT_MS, one with traffic
- * both ways after its protocol's idle timeout.
+ * both ways after its protocol's idle timeout (idle_ms of its type).
+ *
+ * Flow types: each module registers a struct flow_type_ops for its types
+ * at start-up (flow_type_register()). The table calls a flow's module only
+ * through it: to free, abort, reset or evict the flow, and to ask whether
+ * it may be evicted. So it depends on no protocol, and a new type is one
+ * more table.
  *
  * Lifecycle: FREE -> (flow_alloc) allocated, owned by a module that sets the
  * type and key -> (flow_hash_insert) findable -> (flow_close) closing: still
  * valid, but no longer findable, until the end of the current event batch ->
- * (flow_defer_free) the module's free hook releases its resources, FREE.
+ * (flow_defer_free) its type's free() releases its resources, FREE.
  * Deferring the free means a later event of the same epoll batch never sees
  * a recycled entry: handlers check ->closing instead.
  */
@@ -37,14 +44,11 @@
 
 #include "flow.h"
 #include "flow_table.h"
-#include "icmp.h"
 #include "log.h"
 #include "passt.h"
-#include "udp.h"
 
 #define HASH_SIZE		(FLOW_MAX * 2)
 #define HASH_EMPTY		0xffffffffU
-#define FLOW_EVICT_IDLE_MS	1000	/* see flow_evict() */
 /* nf_conntrack_udp_timeout and nf_conntrack_icmp_timeout: a mapping
  * nobody answered lives 30 s
  */
@@ -59,6 +63,7 @@ static uint32_t flow_free_head;
 static unsigned int flow_used, flow_hwm;
 static uint64_t flow_hash_key[2];
 static bool flow_pending_close;
+static const struct flow_type_ops *flow_type_ops[FLOW_TYPE_MAX];
 
 /* Largest share of the table each enum flow_budget may hold */
 static const unsigned int flow_budget_max[FLOW_BUDGETS] = {
@@ -143,7 +148,33 @@ static uint64_t flow_key_hash(const struct flow_key *key)
 }
 
 /**
+ * flow_type_register() - give the table a flow type's operations
+ * @type:	enum flow_type, not FLOW_FREE
+ * @ops:	its operations, static: the table keeps the pointer
+ */
+void flow_type_register(enum flow_type type, const struct flow_type_ops *ops)
+{
+	assert(type > FLOW_FREE && type < FLOW_TYPE_MAX && ops->free);
+	flow_type_ops[type] = ops;
+}
+
+/**
+ * flow_ops() - the operations of a flow's type
+ * @f:		flow, allocated, its type set and registered
+ *
+ * Return: its type's operations
+ */
+static const struct flow_type_ops *flow_ops(const struct flow_common *f)
+{
+	assert(f->type > FLOW_FREE && f->type < FLOW_TYPE_MAX &&
+	       flow_type_ops[f->type]);
+	return flow_type_ops[f->type];
+}
+
+/**
  * flow_init() - empty the table, pick a new hash key
+ *
+ * Registered flow types stay.
  */
 void flow_init(void)
 {
@@ -183,46 +214,15 @@ static void flow_evict_push(struct flow_evict_ring *r, uint32_t idx)
 	r->e[tail].serial = flowtab[idx].f.serial;
 }
 
-/* What flow_evictable() says of a candidate */
-enum flow_evict_verdict {
-	FLOW_EVICT_NOW,		/* end it for the new flow */
-	FLOW_EVICT_LATER,	/* not now, maybe later: back to the end */
-	FLOW_EVICT_NEVER,	/* not any more: forget it */
-};
-
-/**
- * flow_evictable() - may a candidate be ended to make room?
- * @idx:	flow index, of a live flow
- * @now:	current time (ms)
- *
- * Return: enum flow_evict_verdict
- */
-static enum flow_evict_verdict flow_evictable(int idx, int64_t now)
-{
-	const struct flow_common *f = &flowtab[idx].f;
-
-	switch (f->type) {
-	case FLOW_UDP:
-		return now - f->active_at < FLOW_EVICT_IDLE_MS ?
-		       FLOW_EVICT_LATER : FLOW_EVICT_NOW;
-	case FLOW_TCP:
-		/* Past the handshake, a connection is never half-open again */
-		return tcp_flow_half_open(idx) ? FLOW_EVICT_NOW :
-						 FLOW_EVICT_NEVER;
-	default:
-		return FLOW_EVICT_NEVER;	/* spliced TCP */
-	}
-}
-
 /**
  * flow_evict() - end the oldest flow of a budget that may make room
  * @c:		execution context
  * @budget:	enum flow_budget, one with a ring
  *
  * Entries of flows gone already are dropped, and so are those that will
- * never be evictable; one that may be later (an inbound UDP flow active in
- * the last FLOW_EVICT_IDLE_MS) goes back to the end (a second chance), at
- * most once round the ring.
+ * never be evictable; one that may be later (an inbound UDP flow active a
+ * moment ago) goes back to the end (a second chance), at most once round
+ * the ring.
  *
  * Return: true if one was ended
  */
@@ -235,12 +235,15 @@ static bool flow_evict(struct ctx *c, enum flow_budget budget)
 		uint32_t idx = r->e[r->head].idx;
 		uint32_t serial = r->e[r->head].serial;
 		const struct flow_common *f = &flowtab[idx].f;
+		const struct flow_type_ops *ops;
 
 		r->head = (r->head + 1) % FLOW_MAX;
 		r->n--;
 		if (f->type == FLOW_FREE || f->closing || f->serial != serial)
 			continue;	/* gone: its slot may hold another */
-		switch (flow_evictable(idx, c->now)) {
+		ops = flow_ops(f);
+		switch (ops->evictable ? ops->evictable(idx, c->now) :
+					 FLOW_EVICT_NEVER) {
 		case FLOW_EVICT_LATER:
 			flow_evict_push(r, idx);
 			continue;
@@ -249,8 +252,8 @@ static bool flow_evict(struct ctx *c, enum flow_budget budget)
 		case FLOW_EVICT_NOW:
 			break;
 		}
-		if (f->type == FLOW_TCP)
-			tcp_flow_evict(c, idx);
+		if (ops->evict)
+			ops->evict(c, idx);
 		else
 			flow_close(idx);
 		flow_evicted[budget]++;
@@ -299,8 +302,8 @@ int flow_alloc(struct ctx *c, enum flow_budget budget)
  * @c:		execution context
  * @err:	errno of the call that failed
  *
- * The evicted connection's socket is closed at once (tcp_flow_evict()), so
- * that the caller can try again.
+ * The evicted connection's socket is closed at once (its type's evict()),
+ * so that the caller can try again.
  *
  * Return: true if @err is EMFILE or ENFILE and a descriptor was freed
  */
@@ -431,22 +434,7 @@ void flow_defer_free(struct ctx *c)
 
 		if (f->type == FLOW_FREE || !f->closing)
 			continue;
-		switch (f->type) {
-		case FLOW_TCP:
-			tcp_flow_free(i);
-			break;
-		case FLOW_UDP:
-			udp_flow_free(c, i);
-			break;
-		case FLOW_PING:
-			icmp_flow_free(c, i);
-			break;
-		case FLOW_SPLICE:
-			splice_flow_free(i);
-			break;
-		default:
-			assert(0);
-		}
+		flow_ops(f)->free(c, i);
 		f->type = FLOW_FREE;
 		flow_free_next[i] = flow_free_head;
 		flow_free_head = i;
@@ -467,9 +455,11 @@ void flow_close_all(struct ctx *c)
 	for (i = 0; i < flow_hwm; i++) {
 		struct flow_common *f = &flowtab[i].f;
 
-		if (f->type == FLOW_TCP && !f->closing)
-			tcp_flow_abort(c, i);
-		else if (f->type != FLOW_FREE)
+		if (f->type == FLOW_FREE)
+			continue;
+		if (!f->closing && flow_ops(f)->abort)
+			flow_ops(f)->abort(c, i);
+		else
 			flow_close(i);
 	}
 }
@@ -478,20 +468,13 @@ void flow_close_all(struct ctx *c)
  * flow_sock() - the host-side socket of a flow, if it has one of its own
  * @idx:	flow index
  *
- * Return: socket, -1 for spliced flows and flows on a listener's socket
+ * Return: socket, -1 for flows without one, or on a listener's socket
  */
 static int flow_sock(int idx)
 {
-	switch (flowtab[idx].f.type) {
-	case FLOW_TCP:
-		return flowtab[idx].tcp.sock;
-	case FLOW_UDP:
-		return flowtab[idx].udp.sock;
-	case FLOW_PING:
-		return flowtab[idx].icmp.sock;
-	default:
-		return -1;
-	}
+	const struct flow_type_ops *ops = flow_ops(&flowtab[idx].f);
+
+	return ops->sock ? ops->sock(idx) : -1;
 }
 
 /**
@@ -532,7 +515,8 @@ static bool flow_uses_gone(int idx, const union inany_addr *host, int n_host,
  * @n_guest:	how many
  *
  * TCP connections are reset both ways, UDP and ICMP flows closed: the
- * guest's next datagram makes a new one. Spliced flows are on loopback.
+ * guest's next datagram makes a new one. Spliced flows are on loopback
+ * (their type's loopback).
  *
  * Return: how many flows were ended
  */
@@ -547,12 +531,12 @@ int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 	for (i = 0; i < flow_hwm; i++) {
 		const struct flow_common *f = &flowtab[i].f;
 
-		if (f->type == FLOW_FREE || f->type == FLOW_SPLICE ||
-		    f->closing ||
+		if (f->type == FLOW_FREE || f->closing ||
+		    flow_ops(f)->loopback ||
 		    !flow_uses_gone(i, host, n_host, guest, n_guest))
 			continue;
-		if (f->type == FLOW_TCP)
-			tcp_flow_reset(c, i);
+		if (flow_ops(f)->reset)
+			flow_ops(f)->reset(c, i);
 		else
 			flow_close(i);
 		n++;
@@ -562,17 +546,18 @@ int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 
 /**
  * flow_idle_timeout() - how long a flow lives without traffic
- * @f:		flow
+ * @f:		flow, maybe free
  *
- * Return: timeout (ms), 0 for types whose lifetime is not idle-based
+ * Return: timeout (ms), 0 for free entries and types whose lifetime is not
+ *	   idle-based
  */
 static int64_t flow_idle_timeout(const struct flow_common *f)
 {
-	if (f->type != FLOW_UDP && f->type != FLOW_PING)
+	if (f->type == FLOW_FREE || !flow_ops(f)->idle_ms)
 		return 0;
 	if (!f->answered)
 		return FLOW_UNANSWERED_TIMEOUT_MS;
-	return f->type == FLOW_UDP ? UDP_IDLE_TIMEOUT_MS : ICMP_IDLE_TIMEOUT_MS;
+	return flow_ops(f)->idle_ms;
 }
 
 /**

@@ -103,8 +103,49 @@ static inline void flow_dgram_seen(struct flow_common *f, int64_t now,
 	f->answered |= answer;
 }
 
+/* What a flow type's evictable() says of a candidate (flow_evict()) */
+enum flow_evict_verdict {
+	FLOW_EVICT_NOW,		/* end it for the new flow */
+	FLOW_EVICT_LATER,	/* not now, maybe later: back to the end */
+	FLOW_EVICT_NEVER,	/* not any more: forget it */
+};
+
 struct ctx;
 
+/**
+ * struct flow_type_ops - what the flow table asks of a flow type's module
+ * @free:	release the resources of a flow closed during the batch that
+ *		just ended (flow_defer_free()): required
+ * @abort:	the guest is gone (flow_close_all()): end the host side too,
+ *		then flow_close(); NULL: flow_close() only
+ * @reset:	an address the flow uses went away (flow_reset_gone()): end it
+ *		both ways, then flow_close(); NULL: flow_close() only
+ * @evictable:	may a flow of its budget's ring be ended to make room
+ *		(flow_evict())? NULL: never
+ * @evict:	end it for room, releasing its descriptors now: the caller
+ *		may be out of them; NULL: flow_close()
+ * @sock:	its host-side socket, -1 if none of its own; NULL: none
+ * @idle_ms:	once answered, its lifetime without traffic (ms), as a
+ *		datagram flow (see flow_dgram_seen()); 0 if its lifetime is
+ *		not idle-based
+ * @loopback:	it relays between loopback sockets: addresses going away
+ *		(flow_reset_gone()) don't concern it
+ *
+ * Each module registers its types' table at start-up
+ * (flow_type_register()), so that the table itself names no protocol.
+ */
+struct flow_type_ops {
+	void (*free)(struct ctx *c, int idx);
+	void (*abort)(struct ctx *c, int idx);
+	void (*reset)(struct ctx *c, int idx);
+	enum flow_evict_verdict (*evictable)(int idx, int64_t now);
+	void (*evict)(struct ctx *c, int idx);
+	int (*sock)(int idx);
+	int64_t idle_ms;
+	bool loopback;
+};
+
+void flow_type_register(enum flow_type type, const struct flow_type_ops *ops);
 void flow_init(void);
 int flow_alloc(struct ctx *c, enum flow_budget budget);
 bool flow_fd_reclaim(struct ctx *c, int err);
@@ -122,16 +163,6 @@ unsigned int flow_budget_used(enum flow_budget budget);
 unsigned int flow_high_water(void);
 struct flow_common *flow_at(int idx);
 const char *flow_str(const struct flow_key *key, char *buf, size_t len);
-
-/* Lifecycle hooks implemented by each flow type's module */
-void tcp_flow_free(int idx);
-void tcp_flow_abort(struct ctx *c, int idx);
-void tcp_flow_reset(struct ctx *c, int idx);
-bool tcp_flow_half_open(int idx);
-void tcp_flow_evict(struct ctx *c, int idx);
-void udp_flow_free(struct ctx *c, int idx);
-void icmp_flow_free(struct ctx *c, int idx);
-void splice_flow_free(int idx);
 
 #define FLOW_STRLEN	128
 

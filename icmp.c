@@ -192,10 +192,35 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  * @c:		execution context
  * @idx:	flow index
  */
-void icmp_flow_free(struct ctx *c, int idx)
+static void icmp_flow_free(struct ctx *c, int idx)
 {
 	struct icmp_flow *pf = &flowtab[idx].icmp;
 
 	epoll_ref_del(c, pf->sock);
 	close(pf->sock);
+}
+
+/**
+ * icmp_flow_sock() - a session's ping socket
+ * @idx:	flow index
+ *
+ * Return: socket
+ */
+static int icmp_flow_sock(int idx)
+{
+	return flowtab[idx].icmp.sock;
+}
+
+static const struct flow_type_ops icmp_flow_ops = {
+	.free		= icmp_flow_free,
+	.sock		= icmp_flow_sock,
+	.idle_ms	= ICMP_IDLE_TIMEOUT_MS,
+};
+
+/**
+ * icmp_init() - register echo sessions with the flow table
+ */
+void icmp_init(void)
+{
+	flow_type_register(FLOW_PING, &icmp_flow_ops);
 }

@@ -10,6 +10,7 @@
 
 #define ICMP_IDLE_TIMEOUT_MS	(60 * MS_PER_S)
 
+void icmp_init(void);
 void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
 		    struct pkt_view l4);
 void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);

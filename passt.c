@@ -4,9 +4,10 @@
  * Theory of operation: every descriptor we watch carries a union epoll_ref
  * naming its kind and, for flows, the flow table index. The loop waits for
  * events, dispatches each by kind, then runs the post-batch hooks: deferred
- * ACKs to the guest, timers, and freeing of flows closed during the batch.
- * Handlers check that their flow is still alive: an earlier event of the
- * same batch may have closed it.
+ * ACKs to the guest, timers, closing every flow if passt's guest was lost
+ * (guest_lost()), and freeing of flows closed during the batch. Handlers
+ * check that their flow is still alive: an earlier event of the same batch
+ * may have closed it.
  */
 
 #include <errno.h>
@@ -251,6 +252,22 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 }
 
 /**
+ * guest_lost() - passt's guest went away during the batch: close its flows
+ * @c:		execution context
+ *
+ * The send or read that found it gone only marked it (tap_guest_lost()):
+ * flows end here, where no handler is in the middle of using one. Then
+ * passt waits for the next guest, or exits (--one-off, or --fd given).
+ */
+static void guest_lost(struct ctx *c)
+{
+	if (!tap_guest_lost())
+		return;
+	tap_guest_detach(c);
+	flow_close_all(c);
+}
+
+/**
  * main_loop() - wait for events, dispatch, run post-batch hooks
  * @c:		execution context
  */
@@ -279,6 +296,7 @@ static void main_loop(struct ctx *c)
 		resolv_timer(c);
 		fwd_auto_scan(c);
 		stats_periodic(c);
+		guest_lost(c);
 		flow_defer_free(c);
 		fwd_accept_resume(c);
 	}
@@ -324,7 +342,9 @@ int main(int argc, char **argv)
 		tap_init_passt(&c);
 	}
 	tcp_init(&c);
+	splice_init();
 	udp_init(&c);
+	icmp_init();
 	c.now = now_ms();
 	fwd_auto_scan(&c);	/* "auto" ports are there when the command runs */
 

@@ -333,13 +333,15 @@ void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
 
 /**
  * splice_flow_free() - release a closed flow's sockets and pipes
+ * @c:		execution context
  * @idx:	flow index
  */
-void splice_flow_free(int idx)
+static void splice_flow_free(struct ctx *c, int idx)
 {
 	struct splice_flow *sf = &flowtab[idx].splice;
 	unsigned int i;
 
+	(void)c;
 	/* Each socket has this descriptor alone: close() takes it out of the
 	 * epoll set as well
 	 */
@@ -349,4 +351,18 @@ void splice_flow_free(int idx)
 		if (sf->pipe[i][0] >= 0)
 			splice_pipe_put(sf->pipe[i], !sf->pending[i]);
 	}
+}
+
+/* Never evicted: spliced TCP shares TCP's budget, but isn't half-open */
+static const struct flow_type_ops splice_flow_ops = {
+	.free		= splice_flow_free,
+	.loopback	= true,
+};
+
+/**
+ * splice_init() - register spliced connections with the flow table
+ */
+void splice_init(void)
+{
+	flow_type_register(FLOW_SPLICE, &splice_flow_ops);
 }

@@ -7,6 +7,7 @@
 
 #include "passt.h"
 
+void splice_init(void);
 void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 			   uint32_t events);

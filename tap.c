@@ -7,7 +7,7 @@
  * end of the batch (tcp_batch_end() in passt.c), so that a burst of segments
  * costs one ACK. Frames are read into TAP_RX_SLOTS buffers in turn, and TCP
  * queues in-sequence payload there, to write a run of segments with one
- * sendmsg() when the slots run out or the batch ends (tcp_tx_flush()).
+ * sendmsg() when the slots run out or the batch ends: see tap_rx below.
  * We only look at the Ethernet header: ARP goes to arp.c, IPv4 and IPv6 to
  * the IP layer (ip.c), which checks and dispatches them; whatever fails a
  * check is dropped through pkt_drop() with a reason.
@@ -15,6 +15,12 @@
  * Output: callers build frames in their own buffers with ip_frame() and hand
  * them, or a run of them, to tap_send_frames(): a passt guest then gets the
  * run with one sendmsg(), so QEMU wakes up once for it.
+ *
+ * A guest gone (passt: its socket closed, failed or sent nonsense) is only
+ * marked here (tap_guest_lost()): sending and reading stop, and the main
+ * loop, once the event batch is over, closes the flows and lets the socket
+ * go (tap_guest_detach()). So no send, from whichever protocol, ends flows
+ * under its caller's feet.
  *
  * Checksums: pasta's tap device carries a virtio-net header in front of each
  * frame, with checksum offload on. The guest then hands us TCP and UDP
@@ -56,13 +62,11 @@
 #include <arpa/inet.h>
 
 #include "arp.h"
-#include "flow.h"
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
 #include "pcap.h"
 #include "tap.h"
-#include "tcp.h"
 
 #define TAP_BATCH		128
 #define TAP_FRAME_MAX		(ETH_HLEN + MTU_MAX)
@@ -72,12 +76,18 @@
 #define TAP_SOCK_PATH_FMT	"/tmp/passt_%d.socket"
 #define TAP_SOCK_PATH_MAX_N	64
 
-/* Frames from the guest stay here until the batch's TCP payload is written
- * to the sockets (tcp_tx_flush()): one sendmsg() per run of segments
+/* Frames from the guest, read by tap_handler(). Owner: tap.c. The layers
+ * above may keep pointers into a frame past tap_input() (TCP queues the
+ * in-sequence payload of a run of segments, to write it with one sendmsg())
+ * until the holder's release callback returns (tap_rx_holder_set()): it is
+ * called before the slots are reused, when all TAP_RX_SLOTS are taken, and
+ * when tap_handler() ends. So payload iovecs live until the read batch ends
+ * at the latest; afterwards nothing points here.
  */
 static uint8_t tap_rx[TAP_RX_SLOTS][ROUND_UP(FRAME_BUF_SIZE, 8)]
 	__attribute__((aligned(8)));
 static unsigned int tap_rx_used;
+static void (*tap_rx_release)(struct ctx *c);
 static uint8_t tap_stream[(TAP_FRAME_MAX + sizeof(uint32_t)) * 4];
 static size_t tap_stream_len;
 
@@ -89,6 +99,11 @@ static uint8_t tap_owed[sizeof(uint32_t) + TAP_FRAME_MAX +
 static size_t tap_owed_len, tap_owed_off;
 
 static uint64_t tap_frames_in, tap_frames_out, tap_send_errors, tap_wakeups;
+
+/* passt's guest is gone: nothing more is sent or read, until the end of the
+ * batch lets it go (tap_guest_detach())
+ */
+static bool tap_lost;
 
 /**
  * tap_input_gso() - handle one frame from the guest, maybe a large TCP one
@@ -374,18 +389,17 @@ size_t tap_gso_size(const struct ctx *c, size_t mss)
 
 /**
  * tap_write_failed() - a write to passt's guest failed: it's gone
- * @c:		execution context
  *
  * A guest that closed its end (EPIPE, ECONNRESET) quit, as QEMU does: not
- * an error.
+ * an error. Marked only: see tap_guest_lost().
  */
-static void tap_write_failed(struct ctx *c)
+static void tap_write_failed(void)
 {
 	if (errno == EPIPE || errno == ECONNRESET)
 		info("guest disconnected");
 	else
 		err("guest socket write: %s", strerror(errno));
-	tap_guest_gone(c);
+	tap_lost = true;
 }
 
 /**
@@ -403,7 +417,7 @@ void tap_send_frames_gso(struct ctx *c, const struct iovec *frames,
 {
 	unsigned int i, sent = 0;
 
-	if (c->fd_tap < 0)
+	if (c->fd_tap < 0 || tap_lost)
 		return;
 
 	for (i = 0; i < n; i++)
@@ -414,7 +428,7 @@ void tap_send_frames_gso(struct ctx *c, const struct iovec *frames,
 		int ret = tap_send_stream(c, frames, n);
 
 		if (ret < 0) {
-			tap_write_failed(c);
+			tap_write_failed();
 			return;
 		}
 		sent = ret;
@@ -458,28 +472,38 @@ void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
 }
 
 /**
- * tap_rx_slot() - a free frame buffer, flushing queued TCP payload if none
+ * tap_rx_holder_set() - who keeps pointers into received frames, to be told
+ *			 before their buffers are reused
+ * @release:	drops every pointer into tap_rx (TCP: writes its queued
+ *		payload out), NULL if nobody keeps any
+ */
+void tap_rx_holder_set(void (*release)(struct ctx *c))
+{
+	tap_rx_release = release;
+}
+
+/**
+ * tap_rx_done() - let the holder release the frames, all slots are free
+ * @c:		execution context
+ */
+static void tap_rx_done(struct ctx *c)
+{
+	if (tap_rx_release)
+		tap_rx_release(c);
+	tap_rx_used = 0;
+}
+
+/**
+ * tap_rx_slot() - a free frame buffer, released first if none is left
  * @c:		execution context
  *
  * Return: buffer, FRAME_PAD bytes before the frame, FRAME_BUF_SIZE long
  */
 static uint8_t *tap_rx_slot(struct ctx *c)
 {
-	if (tap_rx_used == TAP_RX_SLOTS) {
-		tcp_tx_flush(c);
-		tap_rx_used = 0;
-	}
+	if (tap_rx_used == TAP_RX_SLOTS)
+		tap_rx_done(c);
 	return tap_rx[tap_rx_used++];
-}
-
-/**
- * tap_rx_done() - the batch is handled: write queued TCP payload out
- * @c:		execution context
- */
-static void tap_rx_done(struct ctx *c)
-{
-	tcp_tx_flush(c);
-	tap_rx_used = 0;
 }
 
 /**
@@ -568,7 +592,7 @@ static int tap_stream_frames(struct ctx *c)
 		memcpy(buf + FRAME_PAD, tap_stream + off + sizeof(len), len);
 		tap_input(c, buf + FRAME_PAD, len);
 		off += sizeof(len) + len;
-		if (c->fd_tap < 0)
+		if (tap_lost)
 			return 0;
 	}
 	memmove(tap_stream, tap_stream + off, tap_stream_len - off);
@@ -585,32 +609,34 @@ static void tap_handler_passt(struct ctx *c, uint32_t events)
 {
 	int i;
 
+	if (tap_lost)
+		return;		/* the end of the batch lets it go */
 	if ((events & EPOLLOUT) && tap_owed_flush(c)) {
-		tap_write_failed(c);
+		tap_write_failed();
 		return;
 	}
 
-	for (i = 0; i < TAP_BATCH && c->fd_tap >= 0; i++) {
+	for (i = 0; i < TAP_BATCH && !tap_lost; i++) {
 		ssize_t n = recv(c->fd_tap, tap_stream + tap_stream_len,
 				 sizeof(tap_stream) - tap_stream_len,
 				 MSG_DONTWAIT);
 
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 			info("guest disconnected");
-			tap_guest_gone(c);
+			tap_lost = true;
 			return;
 		}
 		if (n < 0)
 			break;
 		tap_stream_len += n;
 		if (tap_stream_frames(c)) {
-			tap_guest_gone(c);
+			tap_lost = true;
 			return;
 		}
 	}
-	if (events & (EPOLLHUP | EPOLLERR) && c->fd_tap >= 0) {
+	if (events & (EPOLLHUP | EPOLLERR) && !tap_lost) {
 		info("guest disconnected");
-		tap_guest_gone(c);
+		tap_lost = true;
 	}
 }
 
@@ -634,11 +660,26 @@ void tap_handler(struct ctx *c, uint32_t events)
 }
 
 /**
- * tap_guest_gone() - the guest's socket closed: reset flows, wait or quit
- * @c:		execution context
+ * tap_guest_lost() - is passt's guest gone, its socket still to be let go?
+ *
+ * Return: true from a hard error, end of stream or bad framing on the
+ *	   guest's socket until tap_guest_detach()
  */
-void tap_guest_gone(struct ctx *c)
+bool tap_guest_lost(void)
 {
+	return tap_lost;
+}
+
+/**
+ * tap_guest_detach() - let the guest's socket go: wait for another or quit
+ * @c:		execution context
+ *
+ * For the end of the batch in which the guest was lost: the caller closes
+ * its flows.
+ */
+void tap_guest_detach(struct ctx *c)
+{
+	tap_lost = false;
 	if (c->fd_tap < 0)
 		return;
 	epoll_ref_del(c, c->fd_tap);
@@ -648,7 +689,6 @@ void tap_guest_gone(struct ctx *c)
 	tap_owed_len = tap_owed_off = 0;
 	c->mac_guest_known = false;
 	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
-	flow_close_all(c);
 
 	if (c->one_off || c->fd_tap_listen < 0) {
 		info("guest gone: exiting");
@@ -666,6 +706,8 @@ void tap_listen_handler(struct ctx *c, uint32_t events)
 	int fd;
 
 	(void)events;
+	if (tap_lost)
+		return;	/* level-triggered: accepted once the old one is gone */
 	fd = accept4(c->fd_tap_listen, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;

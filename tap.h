@@ -18,9 +18,11 @@ struct ctx;
 
 void tap_init_passt(struct ctx *c);
 void tap_guest_attach(struct ctx *c, int fd);
-void tap_guest_gone(struct ctx *c);
+bool tap_guest_lost(void);
+void tap_guest_detach(struct ctx *c);
 void tap_handler(struct ctx *c, uint32_t events);
 void tap_listen_handler(struct ctx *c, uint32_t events);
+void tap_rx_holder_set(void (*release)(struct ctx *c));
 void tap_input(struct ctx *c, const uint8_t *frame, size_t len);
 bool tap_csum_partial_ok(const struct ctx *c);
 void tap_send_raw(struct ctx *c, const uint8_t *eth, size_t len);

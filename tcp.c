@@ -117,8 +117,11 @@ static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 static int tcp_touched[TCP_TOUCHED_MAX];
 static unsigned int tcp_touched_n;
 
-/* In-sequence payload from the guest, still in the tap's frame buffers, for
- * one connection at a time: written with one sendmsg() by tcp_tx_flush()
+/* In-sequence payload from the guest, for one connection at a time: written
+ * with one sendmsg() by tcp_tx_flush(). The iovecs borrow tap.c's receive
+ * slots (tap_rx): tcp_init() makes tcp_tx_flush() their release callback
+ * (tap_rx_holder_set()), which tap.c calls before it reuses a slot and when
+ * its read batch ends, so none outlives the batch.
  */
 static struct {
 	int idx;		/* flow index, -1 if nothing is queued */
@@ -1212,10 +1215,11 @@ static void tcp_tx_refused(struct ctx *c, struct tcp_conn *conn,
  * tcp_tx_flush() - write the queued guest payload to its socket
  * @c:		execution context
  *
- * Called when the tap's frame buffers are about to be reused, when the batch
- * ends, and before anything that needs the socket up to date.
+ * Called by tap.c when its frame buffers are about to be reused and when its
+ * read batch ends (see tcp_tx), and here before anything that needs the
+ * socket up to date.
  */
-void tcp_tx_flush(struct ctx *c)
+static void tcp_tx_flush(struct ctx *c)
 {
 	struct msghdr mh = { .msg_iov = tcp_tx.iov, .msg_iovlen = tcp_tx.n };
 	struct tcp_conn *conn;
@@ -1864,12 +1868,14 @@ void tcp_stats(const struct ctx *c)
 
 /**
  * tcp_flow_free() - release a closed connection's socket
+ * @c:		execution context
  * @idx:	flow index
  */
-void tcp_flow_free(int idx)
+static void tcp_flow_free(struct ctx *c, int idx)
 {
 	struct tcp_conn *conn = &flowtab[idx].tcp;
 
+	(void)c;
 	if (log_debug_enabled())
 		tcp_conn_log(LOG_DEBUG, conn);
 	if (conn->sock >= 0)
@@ -1881,7 +1887,7 @@ void tcp_flow_free(int idx)
  * @c:		execution context
  * @idx:	flow index
  */
-void tcp_flow_abort(struct ctx *c, int idx)
+static void tcp_flow_abort(struct ctx *c, int idx)
 {
 	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
 
@@ -1892,16 +1898,24 @@ void tcp_flow_abort(struct ctx *c, int idx)
 }
 
 /**
- * tcp_flow_half_open() - an outbound connection whose handshake isn't done
+ * tcp_flow_evictable() - only a connection whose handshake isn't done may
+ *			  make room
  * @idx:	flow index, FLOW_TCP
+ * @now:	current time (ms), unused
  *
- * Return: true while the host peer or the guest has yet to answer
+ * Half-open: the host peer or the guest has yet to answer. Past the
+ * handshake, a connection is never half-open again.
+ *
+ * Return: FLOW_EVICT_NOW while half-open, FLOW_EVICT_NEVER after that
  */
-bool tcp_flow_half_open(int idx)
+static enum flow_evict_verdict tcp_flow_evictable(int idx, int64_t now)
 {
 	enum tcp_phase phase = flowtab[idx].tcp.phase;
 
-	return phase == TCP_PHASE_CONNECTING || phase == TCP_PHASE_SYN_ACK_SENT;
+	(void)now;
+	return phase == TCP_PHASE_CONNECTING ||
+	       phase == TCP_PHASE_SYN_ACK_SENT ? FLOW_EVICT_NOW :
+						 FLOW_EVICT_NEVER;
 }
 
 /**
@@ -1912,7 +1926,7 @@ bool tcp_flow_half_open(int idx)
  * Both sides get a reset, and the socket is closed now, not after the
  * event batch: whoever needed room may be out of descriptors.
  */
-void tcp_flow_evict(struct ctx *c, int idx)
+static void tcp_flow_evict(struct ctx *c, int idx)
 {
 	struct tcp_conn *conn = &flowtab[idx].tcp;
 
@@ -1926,10 +1940,30 @@ void tcp_flow_evict(struct ctx *c, int idx)
  * @c:		execution context
  * @idx:	flow index
  */
-void tcp_flow_reset(struct ctx *c, int idx)
+static void tcp_flow_reset(struct ctx *c, int idx)
 {
 	tcp_rst(c, &flowtab[idx].tcp);
 }
+
+/**
+ * tcp_flow_sock() - a connection's socket
+ * @idx:	flow index
+ *
+ * Return: socket, -1 once evicted
+ */
+static int tcp_flow_sock(int idx)
+{
+	return flowtab[idx].tcp.sock;
+}
+
+static const struct flow_type_ops tcp_flow_ops = {
+	.free		= tcp_flow_free,
+	.abort		= tcp_flow_abort,
+	.reset		= tcp_flow_reset,
+	.evictable	= tcp_flow_evictable,
+	.evict		= tcp_flow_evict,
+	.sock		= tcp_flow_sock,
+};
 
 /**
  * tcp_peek_off_probe() - does this kernel have SO_PEEK_OFF for TCP?
@@ -2016,12 +2050,15 @@ static void tcp_host_settings(void)
 }
 
 /**
- * tcp_init() - probe the kernel, read the host's settings, listen on
+ * tcp_init() - register with the flow table and the tap's receive slots,
+ *		probe the kernel, read the host's settings, listen on
  *		forwarded ports
  * @c:		execution context
  */
 void tcp_init(struct ctx *c)
 {
+	flow_type_register(FLOW_TCP, &tcp_flow_ops);
+	tap_rx_holder_set(tcp_tx_flush);
 	tcp_peek_off_probe();
 	tcp_host_settings();
 	fwd_listen(c, c->fwd_tcp, SOCK_STREAM, EPOLL_TYPE_TCP_LISTEN);

@@ -12,7 +12,8 @@
  * expire without traffic (flow_timer()): after UDP_IDLE_TIMEOUT_MS once
  * answered, sooner if the side the first datagram went to never sent one
  * back (flow_dgram_seen()): for the guest's flows the peer, for inbound ones
- * the guest, for spliced ones the loopback side they go to.
+ * the guest, for spliced ones the loopback side they go to. An inbound flow
+ * idle for UDP_EVICT_IDLE_MS may make room for a new one (flow_evict()).
  * A query to --dns-forward goes to the host's resolver resolv.c picks; its
  * flow notes which, so that resolv.c learns whether it answers, ends with the
  * answer to its last query (its socket with it: a resolver in the guest
@@ -45,6 +46,7 @@
 
 #define UDP_BATCH		32
 #define UDP_MAX_PAYLOAD		(65535 - 8)
+#define UDP_EVICT_IDLE_MS	1000	/* see udp_flow_evictable() */
 
 static uint8_t udp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 static uint64_t udp_dns_closed;		/* see udp_dns_answered() */
@@ -508,7 +510,7 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  * @c:		execution context
  * @idx:	flow index
  */
-void udp_flow_free(struct ctx *c, int idx)
+static void udp_flow_free(struct ctx *c, int idx)
 {
 	struct udp_flow *uf = &flowtab[idx].udp;
 
@@ -517,6 +519,42 @@ void udp_flow_free(struct ctx *c, int idx)
 		close(uf->sock);
 	}
 }
+
+/**
+ * udp_flow_evictable() - an inbound flow may make room once idle a while
+ * @idx:	flow index, of the inbound budget (the only UDP one that evicts)
+ * @now:	current time (ms)
+ *
+ * Its sender may be spoofed: a flood of them must not lock out flows that
+ * exchange datagrams, which get a second chance.
+ *
+ * Return: FLOW_EVICT_LATER if active in the last UDP_EVICT_IDLE_MS,
+ *	   FLOW_EVICT_NOW otherwise
+ */
+static enum flow_evict_verdict udp_flow_evictable(int idx, int64_t now)
+{
+	return now - flowtab[idx].f.active_at < UDP_EVICT_IDLE_MS ?
+	       FLOW_EVICT_LATER : FLOW_EVICT_NOW;
+}
+
+/**
+ * udp_flow_sock() - a flow's own socket
+ * @idx:	flow index
+ *
+ * Return: socket, -1 for an inbound flow with the guest: its replies leave
+ *	   through the forwarded port's shared socket
+ */
+static int udp_flow_sock(int idx)
+{
+	return flowtab[idx].udp.sock;
+}
+
+static const struct flow_type_ops udp_flow_ops = {
+	.free		= udp_flow_free,
+	.evictable	= udp_flow_evictable,
+	.sock		= udp_flow_sock,
+	.idle_ms	= UDP_IDLE_TIMEOUT_MS,
+};
 
 /**
  * udp_stats() - log UDP's counters (SIGUSR1)
@@ -528,10 +566,11 @@ void udp_stats(void)
 }
 
 /**
- * udp_init() - bind forwarded ports
+ * udp_init() - register UDP flows with the table, bind forwarded ports
  * @c:		execution context
  */
 void udp_init(struct ctx *c)
 {
+	flow_type_register(FLOW_UDP, &udp_flow_ops);
 	fwd_listen(c, c->fwd_udp, SOCK_DGRAM, EPOLL_TYPE_UDP_LISTEN);
 }

@@ -7,13 +7,15 @@
 # start-up banner in upstream's format (what DHCP assigns), and -q silent;
 # another user's file at the -s path in a sticky directory is a prompt error;
 # a guest that stops reading for 60 s, while passt has 8 MB of replies for
-# it, keeps its connection, and the stream it then reads is whole frames.
+# it, keeps its connection, and the stream it then reads is whole frames; a
+# guest that leaves while passt writes replies to it (EPIPE or ECONNRESET
+# mid-batch) ends only its own connection: passt serves the next one.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "no passt binary at $PASST"
-plan 14
+plan 15
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -64,6 +66,33 @@ is "$out" "True 0 True" \
 	"a guest that doesn't read for $STALL s keeps its connection; whole frames after" ||
 	diag_file "$WORK/stall.err"
 diag "replies read after the pause: $(tail -1 "$WORK/stall.err")"
+
+# 20000 requests, then gone without reading: passt's writes of the replies
+# fail in the middle of its read batch
+out=$(in_h timeout 30 "$PY" -c "
+import socket, sys, time
+sys.path.insert(0, '$TESTDIR')
+import framing
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.settimeout(10)
+s.connect('$SOCK'); s.sendall(framing.arp_request(framing.GW) * 20000)
+s.close()
+for i in range(10):
+    time.sleep(0.1 * bool(i))
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.settimeout(5)
+    s.connect('$SOCK'); s.sendall(framing.arp_request(framing.GW))
+    try:
+        ok = framing.is_arp_reply(framing.read_frame(s), framing.GW)
+    except (socket.timeout, ConnectionError):
+        ok = False	# refused: the one before was still attached
+    s.close()
+    if ok:
+        break
+print(ok, i + 1)")
+kill -0 "$PASST_PID" 2>/dev/null
+is "$? ${out% *}" "0 True" \
+	"a guest leaving while passt writes to it: passt runs on, serves the next" ||
+	diag_file "$WORK/passt.log"
+diag "the next guest answered at attempt ${out#* } (of at most 10)"
 
 SOCK1=$WORK/passt1.sock
 bg_h passt1 "$PASST" -f -1 -s "$SOCK1"

@@ -22,9 +22,12 @@
 #include "../flow.h"
 #include "../flow_table.h"
 #include "../fwd.h"
+#include "../icmp.h"
 #include "../passt.h"
 #include "../pkt.h"
+#include "../splice.h"
 #include "../tap.h"
+#include "../tcp.h"
 #include "../udp.h"
 #include "unit_lib.h"
 
@@ -683,6 +686,11 @@ int main(void)
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	c.now = now_ms();
 	flow_init();
+	/* Flow types and the tap's receive slots: no ports to listen on */
+	tcp_init(&c);
+	udp_init(&c);
+	icmp_init();
+	splice_init();
 
 	test_checksum();
 	test_frames();

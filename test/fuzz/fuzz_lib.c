@@ -13,8 +13,12 @@
 
 #include "../../flow.h"
 #include "../../fwd.h"
+#include "../../icmp.h"
 #include "../../inany.h"
 #include "../../log.h"
+#include "../../splice.h"
+#include "../../tcp.h"
+#include "../../udp.h"
 #include "../../util.h"
 #include "fuzz_lib.h"
 
@@ -52,6 +56,11 @@ void fuzz_ctx_init(enum mode mode)
 	memcpy(c->mac_ours, "\x02\x70\x61\x73\x74\x61", ETH_ADDR_LEN);
 	c->now = now_ms();
 	flow_init();
+	/* Flow types and the tap's receive slots: no ports to listen on */
+	tcp_init(c);
+	udp_init(c);
+	icmp_init();
+	splice_init();
 }
 
 /**

@@ -46,11 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += len;
 		tap_handler(&fuzz_c, EPOLLIN);
 		tcp_batch_end(&fuzz_c);
-		if (fuzz_c.fd_tap < 0)
+		if (tap_guest_lost())
 			break;		/* framing error: guest dropped */
 	}
-	if (fuzz_c.fd_tap >= 0)
-		tap_guest_gone(&fuzz_c);
+	tap_guest_detach(&fuzz_c);	/* as the loop does, flows go next */
 	fuzz_c.quit = false;
 	close(sv[1]);
 	fuzz_reset();
