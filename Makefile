@@ -7,8 +7,8 @@ HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
-SRCS = arp.c checksum.c conf.c dhcp.c dhcpv6.c dns.c flow.c follow.c fwd.c icmp.c inany.c ip.c isolation.c log.c netlink.c \
-       ndp.c passt.c pasta.c pcap.c pkt.c resolv.c splice.c tap.c tcp.c udp.c util.c
+SRCS = arp.c checksum.c conf.c dhcp.c dhcpv6.c dns.c flow.c follow.c fwd.c icmp.c inany.c input.c ip.c isolation.c \
+       link.c log.c netlink.c ndp.c passt.c pasta.c pcap.c pkt.c resolv.c splice.c stream.c tap.c tcp.c udp.c util.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
 

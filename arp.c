@@ -14,8 +14,9 @@
 #include <arpa/inet.h>
 
 #include "arp.h"
+#include "ip.h"
+#include "link.h"
 #include "passt.h"
-#include "tap.h"
 
 /**
  * struct arp_body - Ethernet/IPv4 ARP payload after struct arphdr
@@ -65,5 +66,5 @@ void arp_input(struct ctx *c, struct pkt_view v)
 	memcpy(rep->tha, req->sha, ETH_ALEN);
 	memcpy(rep->tip, req->sip, 4);
 
-	tap_send_raw(c, buf + FRAME_PAD, sizeof(buf) - FRAME_PAD);
+	link_send_raw(c, buf + FRAME_PAD, sizeof(buf) - FRAME_PAD);
 }

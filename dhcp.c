@@ -52,7 +52,6 @@
 #include "dns.h"
 #include "log.h"
 #include "passt.h"
-#include "tap.h"
 #include "udp.h"
 
 #define BOOTREQUEST		1

@@ -6,7 +6,7 @@
  * IPPROTO_ICMPV6, both allowed by net.ipv4.ping_group_range) connected to
  * the peer. The kernel replaces the identifier with the socket's own and
  * validates replies; we put the guest's identifier back on the way in.
- * ICMPv6 neighbour discovery goes to ndp.c. Other ICMP messages from the
+ * ICMPv6 neighbour discovery goes to ndp.c (input.c). Other ICMP from the
  * guest are dropped: errors about our flows have no host counterpart.
  * Flows expire after ICMP_IDLE_TIMEOUT_MS without traffic, sooner if no
  * reply ever came (flow_timer()).
@@ -26,14 +26,11 @@
 #include "flow_table.h"
 #include "icmp.h"
 #include "ip.h"
+#include "link.h"
 #include "log.h"
-#include "ndp.h"
 #include "passt.h"
-#include "tap.h"
 
 #define ICMP_ECHO_HDR_LEN	8
-#define ICMP6_NDP_FIRST		133	/* Router Solicitation, RFC 4861, 4 */
-#define ICMP6_NDP_LAST		137	/* Redirect */
 
 /**
  * struct icmp_echo_types - echo request and reply types of one family
@@ -118,12 +115,6 @@ void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
 		pkt_drop(DROP_ICMP_MALFORMED);
 		return;
 	}
-	if (l3->proto == IPPROTO_ICMPV6 && icmph->type >= ICMP6_NDP_FIRST &&
-	    icmph->type <= ICMP6_NDP_LAST) {
-		if (!c->no_ndp)
-			ndp_input(c, l3, l4);
-		return;
-	}
 	if (icmph->type != icmp_echo(&l3->src)->request || icmph->code ||
 	    inany_is_multicast(&l3->dst))
 		return;		/* nothing to relay */
@@ -168,7 +159,7 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 	for (i = 0; i < 16; i++) {
 		ssize_t n = recv(pf->sock, icmph, max,
 				 MSG_DONTWAIT | MSG_TRUNC);
-		struct iovec frame;
+		struct link_frame frame;
 
 		if (n < 0)
 			return;
@@ -177,12 +168,9 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 			continue;
 
 		icmph->un.echo.id = htons(key->gport);
-		icmph->checksum = 0;
-		icmph->checksum = ip_l4_csum(c, icmph, n, &key->paddr,
-					     &key->gaddr, key->proto);
 		frame = ip_frame(c, icmp_frame, &key->paddr, &key->gaddr,
 				 key->proto, n);
-		tap_send_frames(c, &frame, 1);
+		link_send(c, &frame, 1);
 		flow_dgram_seen(&pf->f, c->now, true);
 	}
 }

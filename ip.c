@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ip.c - the IP layer: check what the guest sends, build what it receives
  *
- * Theory of operation: tap.c hands us the payload of each Ethernet frame of
- * type IPv4 or IPv6. Each packet is checked once, completely, through the
- * pkt_view cursor, then trusted by the L4 handlers, which see one
+ * Theory of operation: the input layer (input.c) hands us the payload of
+ * each Ethernet frame of type IPv4 or IPv6. Each packet is checked once,
+ * completely, through the pkt_view cursor (ip4_parse(), ip6_parse(), then
+ * ip_l4_policy()), then trusted by the L4 handlers, which see one
  * family-neutral struct l3_info (addresses as union inany_addr) and a view of
- * exactly the L4 payload: no L4 code exists twice for the two families.
+ * exactly the L4 payload: no L4 code exists twice for the two families. The
+ * checks send nothing and call nothing above: they return a drop reason.
  *
  * IPv4: IHL against total length against frame length, header checksum;
  * fragments are dropped. IPv6 (RFC 8200): the payload length must fit in the
@@ -27,8 +29,9 @@
  * passt mode may be one it made itself by SLAAC.
  *
  * Output: ip_frame() writes the Ethernet and IP headers of a frame whose L4
- * header starts at FRAME_L4_OFF of the caller's buffer, and ip_l4_csum() the
- * L4 checksum, left partial where the tap device completes it (see tap.c).
+ * message is in place at FRAME_L4_OFF of the caller's buffer, and the L4
+ * checksum, left partial where the link completes it (link_caps()), and
+ * fills the frame descriptor for the link: so no layer below parses it.
  */
 
 #include <arpa/inet.h>
@@ -45,14 +48,11 @@
 #include "dhcp.h"
 #include "dhcpv6.h"
 #include "flow.h"
-#include "icmp.h"
 #include "ip.h"
+#include "link.h"
 #include "log.h"
 #include "passt.h"
 #include "resolv.h"
-#include "tap.h"
-#include "tcp.h"
-#include "udp.h"
 
 #define IP6_EXT_MAX		8	/* extension headers we walk, at most */
 #define IP_TTL_OURS		64
@@ -75,11 +75,11 @@ bool ip_family_on(const struct ctx *c, int family)
 }
 
 /**
- * ip_seen() - remember the guest's own source address
+ * ip_guest_seen() - remember the guest's own source address
  * @c:		execution context
- * @src:	source address of a packet from the guest
+ * @src:	source address of a checked packet from the guest
  */
-static void ip_seen(struct ctx *c, const union inany_addr *src)
+void ip_guest_seen(struct ctx *c, const union inany_addr *src)
 {
 	const struct in_addr *v4 = inany_v4(src);
 
@@ -101,7 +101,7 @@ static void ip_seen(struct ctx *c, const union inany_addr *src)
  *
  * Return: true for NDP message types
  */
-static bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4)
+bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4)
 {
 	const uint8_t *type = pkt_pull(&l4, 1);
 
@@ -199,98 +199,65 @@ static int ip_addr_policy(const struct ctx *c, const struct l3_info *l3,
 }
 
 /**
- * l4_input() - hand a checked packet to its L4 protocol
+ * ip_l4_policy() - may this checked packet go to its L4 handler?
  * @c:		execution context
  * @l3:		addresses and protocol
  * @l4:		exactly the L4 header and payload
- * @noproto:	drop reason for a protocol we don't handle in this family
+ *
+ * Return: 0 if it may, or the drop reason: its protocol is turned off
+ *	   (--no-tcp, --no-udp, --no-icmp, which spares NDP), or the address
+ *	   policy refuses it
  */
-static void l4_input(struct ctx *c, const struct l3_info *l3,
-		     struct pkt_view l4, enum pkt_drop_reason noproto)
+int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
+		 struct pkt_view l4)
 {
-	bool v4 = inany_is_v4(&l3->src);
-	int ret;
-
 	if ((l3->proto == IPPROTO_TCP && c->no_tcp) ||
 	    (l3->proto == IPPROTO_UDP && c->no_udp) ||
 	    ((l3->proto == IPPROTO_ICMP || l3->proto == IPPROTO_ICMPV6) &&
-	     c->no_icmp && !ip_is_ndp(l3, l4))) {
-		pkt_drop(DROP_L4_DISABLED);
-		return;
-	}
-	ret = ip_addr_policy(c, l3, l4);
-	if (ret) {
-		pkt_drop(ret);
-		return;
-	}
-	switch (l3->proto) {
-	case IPPROTO_TCP:
-		tcp_tap_input(c, l3, l4);
-		return;
-	case IPPROTO_UDP:
-		udp_tap_input(c, l3, l4);
-		return;
-	case IPPROTO_ICMP:
-	case IPPROTO_ICMPV6:
-		if (v4 == (l3->proto == IPPROTO_ICMP)) {
-			icmp_tap_input(c, l3, l4);
-			return;
-		}
-		break;
-	}
-	pkt_drop(noproto);
+	     c->no_icmp && !ip_is_ndp(l3, l4)))
+		return DROP_L4_DISABLED;
+	return ip_addr_policy(c, l3, l4);
 }
 
 /**
- * ip4_input() - check an IPv4 packet completely, then hand it to L4
+ * ip4_parse() - check an IPv4 packet completely
  * @c:		execution context
  * @v:		view from the start of the IPv4 header to the end of the frame
+ * @l3:		addresses, protocol and TTL, set
+ * @l4:		exactly the L4 header and payload, set
+ *
+ * Return: 0 on success, or the drop reason
  */
-void ip4_input(struct ctx *c, struct pkt_view v)
+int ip4_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
+	      struct pkt_view *l4)
 {
-	const struct iphdr *ih;
-	struct l3_info l3;
-	struct pkt_view l4;
+	const struct iphdr *ih = pkt_pull(&v, sizeof(*ih));
 	size_t hlen, tot;
 
-	ih = pkt_pull(&v, sizeof(*ih));
-	if (!ih || ih->version != 4 || ih->ihl < 5) {
-		pkt_drop(DROP_IP4_MALFORMED);
-		return;
-	}
+	if (!ih || ih->version != 4 || ih->ihl < 5)
+		return DROP_IP4_MALFORMED;
 	hlen = ih->ihl * 4;
 	tot = ntohs(ih->tot_len);
 	/* Total length covers the header and fits in the frame; anything
 	 * past it is Ethernet padding and is trimmed.
 	 */
 	if (tot < hlen || tot > v.len + sizeof(*ih) ||
-	    !pkt_pull(&v, hlen - sizeof(*ih))) {
-		pkt_drop(DROP_IP4_MALFORMED);
-		return;
-	}
-	if (csum(ih, hlen, 0)) {
-		pkt_drop(DROP_IP4_CSUM);
-		return;
-	}
-	if (ntohs(ih->frag_off) & (IP_MF | IP_OFFMASK)) {
-		pkt_drop(DROP_IP4_FRAG);
-		return;
-	}
-	if (!pkt_sub(&v, tot - hlen, &l4)) {
-		pkt_drop(DROP_IP4_MALFORMED);
-		return;
-	}
-	if (c->ip4_off) {
-		pkt_drop(DROP_IP_FAMILY_OFF);
-		return;
-	}
+	    !pkt_pull(&v, hlen - sizeof(*ih)))
+		return DROP_IP4_MALFORMED;
+	if (csum(ih, hlen, 0))
+		return DROP_IP4_CSUM;
+	if (ntohs(ih->frag_off) & (IP_MF | IP_OFFMASK))
+		return DROP_IP4_FRAG;
+	if (!pkt_sub(&v, tot - hlen, l4))
+		return DROP_IP4_MALFORMED;
+	if (c->ip4_off)
+		return DROP_IP_FAMILY_OFF;
 
-	inany_from_v4(&l3.src, (struct in_addr){ ih->saddr });
-	inany_from_v4(&l3.dst, (struct in_addr){ ih->daddr });
-	l3.proto = ih->protocol;
-	l3.hop_limit = ih->ttl;
-	ip_seen(c, &l3.src);
-	l4_input(c, &l3, l4, DROP_IP4_PROTO);
+	inany_from_v4(&l3->src, (struct in_addr){ ih->saddr });
+	inany_from_v4(&l3->dst, (struct in_addr){ ih->daddr });
+	l3->proto = ih->protocol;
+	l3->hop_limit = ih->ttl;
+	return 0;
 }
 
 /**
@@ -332,52 +299,42 @@ static int ip6_ext_skip(struct pkt_view *v, uint8_t *proto)
 }
 
 /**
- * ip6_input() - check an IPv6 packet completely, then hand it to L4
+ * ip6_parse() - check an IPv6 packet completely
  * @c:		execution context
  * @v:		view from the start of the IPv6 header to the end of the frame
+ * @l3:		addresses, protocol and hop limit, set
+ * @l4:		exactly the L4 header and payload, set
+ *
+ * Return: 0 on success, or the drop reason
  */
-void ip6_input(struct ctx *c, struct pkt_view v)
+int ip6_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
+	      struct pkt_view *l4)
 {
 	const struct ipv6hdr *ip6h = pkt_pull(&v, sizeof(*ip6h));
-	struct l3_info l3;
-	struct pkt_view l4;
 	int ret;
 
-	if (!ip6h || ip6h->version != 6) {
-		pkt_drop(DROP_IP6_MALFORMED);
-		return;
-	}
-	if (!ip6h->payload_len) {
-		pkt_drop(DROP_IP6_JUMBO);
-		return;
-	}
-	if (!pkt_sub(&v, ntohs(ip6h->payload_len), &l4)) {
-		pkt_drop(DROP_IP6_MALFORMED);
-		return;
-	}
-	l3.proto = ip6h->nexthdr;
-	ret = ip6_ext_skip(&l4, &l3.proto);
-	if (ret) {
-		pkt_drop(ret);
-		return;
-	}
-	memcpy(&l3.src.a6, &ip6h->saddr, sizeof(l3.src.a6));
-	memcpy(&l3.dst.a6, &ip6h->daddr, sizeof(l3.dst.a6));
+	if (!ip6h || ip6h->version != 6)
+		return DROP_IP6_MALFORMED;
+	if (!ip6h->payload_len)
+		return DROP_IP6_JUMBO;
+	if (!pkt_sub(&v, ntohs(ip6h->payload_len), l4))
+		return DROP_IP6_MALFORMED;
+	l3->proto = ip6h->nexthdr;
+	ret = ip6_ext_skip(l4, &l3->proto);
+	if (ret)
+		return ret;
+	memcpy(&l3->src.a6, &ip6h->saddr, sizeof(l3->src.a6));
+	memcpy(&l3->dst.a6, &ip6h->daddr, sizeof(l3->dst.a6));
 	/* IPv4-mapped addresses never appear on the wire (RFC 4291, 2.5.5.2):
 	 * they would pass for IPv4 here
 	 */
-	if (inany_is_multicast(&l3.src) || inany_is_v4(&l3.src) ||
-	    inany_is_v4(&l3.dst)) {
-		pkt_drop(DROP_IP6_ADDR);
-		return;
-	}
-	if (c->ip6_off) {
-		pkt_drop(DROP_IP_FAMILY_OFF);
-		return;
-	}
-	l3.hop_limit = ip6h->hop_limit;
-	ip_seen(c, &l3.src);
-	l4_input(c, &l3, l4, DROP_IP6_PROTO);
+	if (inany_is_multicast(&l3->src) || inany_is_v4(&l3->src) ||
+	    inany_is_v4(&l3->dst))
+		return DROP_IP6_ADDR;
+	if (c->ip6_off)
+		return DROP_IP_FAMILY_OFF;
+	l3->hop_limit = ip6h->hop_limit;
+	return 0;
 }
 
 /**
@@ -418,27 +375,94 @@ static uint8_t ip6_hop_limit(const uint8_t *buf, uint8_t proto)
 }
 
 /**
- * ip_frame() - write Ethernet and IP headers of a frame to the guest
+ * ip_l4_pseudo() - pseudo-header sum of an L4 message to the guest
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
+ * @l4_len:	L4 header and payload length
+ *
+ * Return: unfolded sum, 0 for ICMP (which has none)
+ */
+static uint32_t ip_l4_pseudo(const union inany_addr *src,
+			     const union inany_addr *dst, uint8_t proto,
+			     size_t l4_len)
+{
+	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
+
+	if (s4 && d4)
+		return proto == IPPROTO_ICMP ? 0 :
+		       csum_pseudo4(*s4, *d4, proto, l4_len);
+	return csum_pseudo6(&src->a6, &dst->a6, proto, l4_len);
+}
+
+/**
+ * ip_l4_csum_set() - write the L4 checksum of a frame to the guest
+ * @f:		frame descriptor, @csum_off set if the sum is left partial
+ * @l4:		L4 header and payload
+ * @l4_len:	their length
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
+ *
+ * TCP and UDP sums are left partial, the pseudo-header's alone, where the
+ * link completes them (checksum offload), and always in a frame the link
+ * cuts into segments: it sums each one.
+ */
+static void ip_l4_csum_set(struct link_frame *f, uint8_t *l4, size_t l4_len,
+			   const union inany_addr *src,
+			   const union inany_addr *dst, uint8_t proto)
+{
+	uint32_t pseudo = ip_l4_pseudo(src, dst, proto, l4_len);
+	bool stream = proto == IPPROTO_TCP || proto == IPPROTO_UDP;
+	uint16_t off, sum;
+
+	if (proto == IPPROTO_TCP)
+		off = offsetof(struct tcphdr, check);
+	else if (proto == IPPROTO_UDP)
+		off = offsetof(struct udphdr, check);
+	else
+		off = offsetof(struct icmp6_hdr, icmp6_cksum);	/* ICMP's too */
+
+	memset(l4 + off, 0, sizeof(sum));
+	if (stream && (f->gso_size || link_caps()->csum)) {
+		sum = (uint16_t)~csum_fold(pseudo);
+		f->csum_off = off;
+	} else {
+		sum = csum(l4, l4_len, pseudo);
+		if (proto == IPPROTO_UDP && !sum)
+			sum = 0xffff;	/* RFC 768: zero means no checksum */
+	}
+	memcpy(l4 + off, &sum, sizeof(sum));
+}
+
+/**
+ * ip_frame_gso() - write Ethernet and IP headers and the L4 checksum of a
+ *		    frame to the guest, maybe one the link cuts into segments
  * @c:		execution context
- * @buf:	frame buffer, L4 header at FRAME_L4_OFF
+ * @buf:	frame buffer, L4 message in place at FRAME_L4_OFF
  * @src:	source address
  * @dst:	destination address, of the same family
  * @proto:	L4 protocol
  * @l4_len:	L4 header and payload length
+ * @gso_size:	TCP: the segment size, if the payload is larger (only where
+ *		link_caps() says the link cuts frames), else 0
  *
- * An ICMPv6 message must be in place already: its type sets the hop limit.
- *
- * Return: the frame, from the Ethernet header to the end of the payload
+ * Return: the frame and where its parts are, for link_send()
  */
-struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
-		      const union inany_addr *src,
-		      const union inany_addr *dst, uint8_t proto,
-		      size_t l4_len)
+struct link_frame ip_frame_gso(const struct ctx *c, uint8_t *buf,
+			       const union inany_addr *src,
+			       const union inany_addr *dst, uint8_t proto,
+			       size_t l4_len, size_t gso_size)
 {
 	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
-	uint8_t *l3 = buf + FRAME_L4_OFF -
-		      (s4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+	size_t l3_len = s4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	uint8_t *l3 = buf + FRAME_L4_OFF - l3_len, *l4 = buf + FRAME_L4_OFF;
 	struct ethhdr *eh = (struct ethhdr *)(l3 - ETH_HLEN);
+	struct link_frame f = {
+		.iov = { eh, ETH_HLEN + l3_len + l4_len },
+		.l4_off = (uint16_t)(ETH_HLEN + l3_len),
+		.gso_size = (uint16_t)gso_size,
+	};
 
 	assert(!s4 == !d4);
 	ip_eth_dst(c, dst, eh->h_dest);
@@ -468,113 +492,30 @@ struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
 		memcpy(&ip6h->saddr, &src->a6, sizeof(ip6h->saddr));
 		memcpy(&ip6h->daddr, &dst->a6, sizeof(ip6h->daddr));
 	}
-	return (struct iovec){ eh, buf + FRAME_L4_OFF + l4_len -
-				   (uint8_t *)eh };
+	if (gso_size)
+		f.hdr_len = f.l4_off + ((const struct tcphdr *)l4)->doff * 4;
+	ip_l4_csum_set(&f, l4, l4_len, src, dst, proto);
+	return f;
 }
 
 /**
- * ip_l4_pseudo() - pseudo-header sum of an L4 message to the guest
- * @src:	source address
- * @dst:	destination address
- * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
- * @l4_len:	L4 header and payload length
- *
- * Return: unfolded sum, 0 for ICMP (which has none)
- */
-static uint32_t ip_l4_pseudo(const union inany_addr *src,
-			     const union inany_addr *dst, uint8_t proto,
-			     size_t l4_len)
-{
-	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
-
-	if (s4 && d4)
-		return proto == IPPROTO_ICMP ? 0 :
-		       csum_pseudo4(*s4, *d4, proto, l4_len);
-	return csum_pseudo6(&src->a6, &dst->a6, proto, l4_len);
-}
-
-/**
- * ip_l4_csum_partial() - checksum field of a TCP or UDP message to the guest
- *			  that the tap device completes (CHECKSUM_PARTIAL)
- * @src:	source address
- * @dst:	destination address
- * @proto:	IPPROTO_TCP or IPPROTO_UDP
- * @l4_len:	L4 header and payload length
- *
- * Return: the pseudo-header sum alone, folded, not complemented
- */
-uint16_t ip_l4_csum_partial(const union inany_addr *src,
-			    const union inany_addr *dst, uint8_t proto,
-			    size_t l4_len)
-{
-	return (uint16_t)~csum_fold(ip_l4_pseudo(src, dst, proto, l4_len));
-}
-
-/**
- * ip_l4_csum() - checksum field of an L4 message to the guest
+ * ip_frame() - write Ethernet and IP headers and the L4 checksum of a frame
+ *		to the guest
  * @c:		execution context
- * @l4:		L4 header, checksum field zero, and payload
- * @l4_len:	L4 header and payload length
+ * @buf:	frame buffer, L4 message in place at FRAME_L4_OFF
  * @src:	source address
- * @dst:	destination address
- * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
+ * @dst:	destination address, of the same family
+ * @proto:	L4 protocol
+ * @l4_len:	L4 header and payload length
  *
- * Return: complete checksum; for TCP and UDP, where the tap device completes
- *	   it (tap_csum_partial_ok()), the partial one of ip_l4_csum_partial()
+ * Return: the frame and where its parts are, for link_send()
  */
-uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
-		    const union inany_addr *src, const union inany_addr *dst,
-		    uint8_t proto)
+struct link_frame ip_frame(const struct ctx *c, uint8_t *buf,
+			   const union inany_addr *src,
+			   const union inany_addr *dst, uint8_t proto,
+			   size_t l4_len)
 {
-	uint16_t sum;
-
-	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
-	    tap_csum_partial_ok(c))
-		return ip_l4_csum_partial(src, dst, proto, l4_len);
-	sum = csum(l4, l4_len, ip_l4_pseudo(src, dst, proto, l4_len));
-	if (proto == IPPROTO_UDP && !sum)
-		return 0xffff;		/* RFC 768: zero means no checksum */
-	return sum;
-}
-
-/**
- * ip_frame_csum_partial() - where the L4 checksum of one of our frames is
- * @eth:	frame built with ip_frame()
- * @len:	frame length
- * @start:	offset of the L4 header from the Ethernet header, set
- * @off:	offset of the checksum field in the L4 header, set
- *
- * Return: true for TCP and UDP, whose sum the tap device may complete
- */
-bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
-			   uint16_t *off)
-{
-	const struct ethhdr *eh = (const struct ethhdr *)eth;
-	uint8_t proto;
-
-	if (len >= ETH_HLEN + sizeof(struct iphdr) &&
-	    eh->h_proto == htons(ETH_P_IP)) {
-		const struct iphdr *ih = (const struct iphdr *)(eth + ETH_HLEN);
-
-		proto = ih->protocol;
-		*start = ETH_HLEN + ih->ihl * 4;
-	} else if (len >= ETH_HLEN + sizeof(struct ipv6hdr) &&
-		   eh->h_proto == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6h;
-
-		ip6h = (const struct ipv6hdr *)(eth + ETH_HLEN);
-		proto = ip6h->nexthdr;	/* ours have no extension headers */
-		*start = ETH_HLEN + sizeof(*ip6h);
-	} else {
-		return false;
-	}
-	if (proto == IPPROTO_TCP)
-		*off = offsetof(struct tcphdr, check);
-	else if (proto == IPPROTO_UDP)
-		*off = offsetof(struct udphdr, check);
-	else
-		return false;
-	return true;
+	return ip_frame_gso(c, buf, src, dst, proto, l4_len, 0);
 }
 
 /**

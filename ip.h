@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 
 #include "inany.h"
+#include "link.h"
 #include "pkt.h"
 
 struct ctx;
@@ -20,6 +21,7 @@ struct ctx;
  * at FRAME_L4_OFF, 8-byte aligned, whatever the family; the IPv6 header
  * (40 bytes) or the IPv4 header (20 bytes) ends right before it, and the
  * Ethernet header before that. ip_frame() returns where the frame starts.
+ * Our frames have no IP options or extension headers.
  */
 #define FRAME_PAD		2
 #define FRAME_L4_OFF		(FRAME_PAD + ETH_HLEN + 40)
@@ -45,20 +47,22 @@ struct l3_info {
 	uint8_t hop_limit;
 };
 
-void ip4_input(struct ctx *c, struct pkt_view v);
-void ip6_input(struct ctx *c, struct pkt_view v);
-struct iovec ip_frame(const struct ctx *c, uint8_t *buf,
-		      const union inany_addr *src,
-		      const union inany_addr *dst, uint8_t proto,
-		      size_t l4_len);
-uint16_t ip_l4_csum_partial(const union inany_addr *src,
-			    const union inany_addr *dst, uint8_t proto,
-			    size_t l4_len);
-uint16_t ip_l4_csum(const struct ctx *c, const void *l4, size_t l4_len,
-		    const union inany_addr *src, const union inany_addr *dst,
-		    uint8_t proto);
-bool ip_frame_csum_partial(const uint8_t *eth, size_t len, uint16_t *start,
-			   uint16_t *off);
+int ip4_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
+	      struct pkt_view *l4);
+int ip6_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
+	      struct pkt_view *l4);
+int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
+		 struct pkt_view l4);
+bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4);
+void ip_guest_seen(struct ctx *c, const union inany_addr *src);
+struct link_frame ip_frame_gso(const struct ctx *c, uint8_t *buf,
+			       const union inany_addr *src,
+			       const union inany_addr *dst, uint8_t proto,
+			       size_t l4_len, size_t gso_size);
+struct link_frame ip_frame(const struct ctx *c, uint8_t *buf,
+			   const union inany_addr *src,
+			   const union inany_addr *dst, uint8_t proto,
+			   size_t l4_len);
 int ip_flow_sock(struct ctx *c, int type, int proto,
 		 const union inany_addr *paddr, uint16_t port, uint16_t sport,
 		 union sockaddr_inany *sa, socklen_t *sl);

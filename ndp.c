@@ -57,7 +57,7 @@
 #include "log.h"
 #include "ndp.h"
 #include "passt.h"
-#include "tap.h"
+#include "link.h"
 #include "util.h"
 
 #define NDP_IPV6_MIN_MTU	1280	/* RFC 8200, 5 */
@@ -320,7 +320,7 @@ static void ndp_na_send(struct ctx *c, const struct in6_addr *target,
 	uint8_t buf[FRAME_L4_OFF + NDP_NA_LEN] __attribute__((aligned(8)));
 	struct nd_neighbor_advert *na;
 	union inany_addr src = { .a6 = *target };
-	struct iovec frame;
+	struct link_frame frame;
 	uint8_t *tlla;
 
 	na = (struct nd_neighbor_advert *)(buf + FRAME_L4_OFF);
@@ -333,11 +333,9 @@ static void ndp_na_send(struct ctx *c, const struct in6_addr *target,
 	tlla[0] = ND_OPT_TARGET_LINKADDR;
 	tlla[1] = 1;
 	memcpy(tlla + 2, c->mac_ours, ETH_ADDR_LEN);
-	na->nd_na_cksum = ip_l4_csum(c, na, NDP_NA_LEN, &src, dst,
-				     IPPROTO_ICMPV6);
 
 	frame = ip_frame(c, buf, &src, dst, IPPROTO_ICMPV6, NDP_NA_LEN);
-	tap_send_frames(c, &frame, 1);
+	link_send(c, &frame, 1);
 }
 
 /**
@@ -655,17 +653,15 @@ static void ndp_ra_send(struct ctx *c)
 	union inany_addr src = { .a6 = c->ll6_ours };
 	union inany_addr dst = { .a6 = ndp_all_nodes };
 	uint8_t *msg = buf + FRAME_L4_OFF;
-	struct nd_router_advert *ra = (struct nd_router_advert *)msg;
+	struct link_frame frame;
 	size_t size, len;
-	struct iovec frame;
 
 	size = MAX(c->mtu, NDP_IPV6_MIN_MTU) - sizeof(struct ipv6hdr);
 	size = MIN(size, NDP_RA_MAX) / NDP_OPT_UNIT * NDP_OPT_UNIT;
 	len = ndp_ra_build(c, msg, size);
-	ra->nd_ra_cksum = ip_l4_csum(c, msg, len, &src, &dst, IPPROTO_ICMPV6);
 
 	frame = ip_frame(c, buf, &src, &dst, IPPROTO_ICMPV6, len);
-	tap_send_frames(c, &frame, 1);
+	link_send(c, &frame, 1);
 }
 
 /**

@@ -35,6 +35,9 @@
 #include "pcap.h"
 #include "resolv.h"
 #include "splice.h"
+#include "input.h"
+#include "link.h"
+#include "stream.h"
 #include "tap.h"
 #include "tcp.h"
 #include "udp.h"
@@ -56,7 +59,7 @@ static void stats_dump(const struct ctx *c)
 {
 	flow_stats();
 	udp_stats();
-	tap_stats(c);
+	link_stats();
 	tcp_stats(c);
 }
 
@@ -207,10 +210,10 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 
 	switch (ref.type) {
 	case EPOLL_TYPE_TAP:
-		tap_handler(c, ev->events);
+		input_handler(c, ev->events);
 		break;
 	case EPOLL_TYPE_TAP_LISTEN:
-		tap_listen_handler(c, ev->events);
+		stream_listen_handler(c, ev->events);
 		break;
 	case EPOLL_TYPE_SIGNAL:
 		signal_handler(c);
@@ -255,15 +258,15 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
  * guest_lost() - passt's guest went away during the batch: close its flows
  * @c:		execution context
  *
- * The send or read that found it gone only marked it (tap_guest_lost()):
+ * The send or read that found it gone only marked it (link_guest_lost()):
  * flows end here, where no handler is in the middle of using one. Then
  * passt waits for the next guest, or exits (--one-off, or --fd given).
  */
 static void guest_lost(struct ctx *c)
 {
-	if (!tap_guest_lost())
+	if (!link_guest_lost())
 		return;
-	tap_guest_detach(c);
+	link_guest_detach(c);
 	flow_close_all(c);
 }
 
@@ -338,8 +341,10 @@ int main(int argc, char **argv)
 		pasta_start(&c);
 		epoll_ref_add(&c, c.fd_tap, EPOLL_TYPE_TAP, 0,
 			      EPOLLIN | EPOLLRDHUP);
+		link_init(&c, &tap_link);
 	} else {
-		tap_init_passt(&c);
+		stream_init(&c);
+		link_init(&c, &stream_link);
 	}
 	tcp_init(&c);
 	splice_init();

@@ -2,7 +2,7 @@
 /* pkt.c - drop counters: every frame from the guest we discard, by reason
  *
  * One counter per reason (enum pkt_drop_reason), logged by SIGUSR1 with
- * tap_stats() and read by the unit tests.
+ * link_stats() and read by the unit tests.
  */
 
 #include "log.h"

@@ -80,10 +80,10 @@
 #include "log.h"
 #include "passt.h"
 #include "splice.h"
-#include "tap.h"
+#include "link.h"
 #include "tcp.h"
 
-#define TCP_FRAMES		TAP_SEND_BATCH	/* data frames per recvmsg() */
+#define TCP_FRAMES		LINK_SEND_MAX	/* data frames per recvmsg() */
 #define TCP_RCVWND_START	(1 << 20)	/* see tcp_rcvbuf_open() */
 #define TCP_FRAME_STRIDE	ROUND_UP(FRAME_BUF_SIZE, 8)
 #define TCP_HDR_LEN		20
@@ -118,16 +118,15 @@ static int tcp_touched[TCP_TOUCHED_MAX];
 static unsigned int tcp_touched_n;
 
 /* In-sequence payload from the guest, for one connection at a time: written
- * with one sendmsg() by tcp_tx_flush(). The iovecs borrow tap.c's receive
- * slots (tap_rx): tcp_init() makes tcp_tx_flush() their release callback
- * (tap_rx_holder_set()), which tap.c calls before it reuses a slot and when
- * its read batch ends, so none outlives the batch.
+ * with one sendmsg() by tcp_tx_flush(). The iovecs borrow the link's receive
+ * slots (link.c): the input layer calls tcp_tx_flush() when its batch ends,
+ * before the slots are reused, so none outlives the batch.
  */
 static struct {
 	int idx;		/* flow index, -1 if nothing is queued */
 	unsigned int n;		/* segments */
 	size_t len;		/* bytes */
-	struct iovec iov[TAP_RX_SLOTS];
+	struct iovec iov[LINK_RX_MAX];
 } tcp_tx = { .idx = -1 };
 static int64_t tcp_deadline = INT64_MAX;
 
@@ -486,17 +485,15 @@ static uint16_t tcp_mss_max(const struct ctx *c, const struct flow_key *key)
  *
  * Return: the frame
  */
-static struct iovec tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
-				 uint8_t *buf, uint32_t seq, uint8_t flags,
-				 size_t opt_len, size_t data_len)
+static struct link_frame tcp_hdr_fill(const struct ctx *c,
+				      struct tcp_conn *conn, uint8_t *buf,
+				      uint32_t seq, uint8_t flags,
+				      size_t opt_len, size_t data_len)
 {
 	size_t l4_len = TCP_HDR_LEN + opt_len + data_len;
 	struct tcphdr *th = (struct tcphdr *)(buf + FRAME_L4_OFF);
-	struct iovec frame;
 	uint32_t wnd;
 
-	frame = ip_frame(c, buf, &conn->f.key.paddr, &conn->f.key.gaddr,
-			 IPPROTO_TCP, l4_len);
 	memset(th, 0, TCP_HDR_LEN);
 	th->source = htons(conn->f.key.pport);
 	th->dest = htons(conn->f.key.gport);
@@ -515,14 +512,10 @@ static struct iovec tcp_hdr_fill(const struct ctx *c, struct tcp_conn *conn,
 		wnd = MIN(wnd, 0xffffU);
 	}
 	th->window = htons(wnd);
-	if (data_len > conn->mss_to_tap)	/* the tap device cuts it */
-		th->check = ip_l4_csum_partial(&conn->f.key.paddr,
-					       &conn->f.key.gaddr,
-					       IPPROTO_TCP, l4_len);
-	else
-		th->check = ip_l4_csum(c, th, l4_len, &conn->f.key.paddr,
-				       &conn->f.key.gaddr, IPPROTO_TCP);
-	return frame;
+	/* Larger than a segment: the link cuts it (tcp_frame_data_max()) */
+	return ip_frame_gso(c, buf, &conn->f.key.paddr, &conn->f.key.gaddr,
+			    IPPROTO_TCP, l4_len,
+			    data_len > conn->mss_to_tap ? conn->mss_to_tap : 0);
 }
 
 /**
@@ -538,7 +531,7 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 	uint8_t *opt = buf + FRAME_L4_OFF + TCP_HDR_LEN;
 	size_t opt_len = 0;
 	uint32_t seq = conn->seq_to_tap;
-	struct iovec frame;
+	struct link_frame frame;
 
 	if (flags & TH_SYN) {
 		uint16_t mss = htons(tcp_mss_max(c, &conn->f.key));
@@ -559,7 +552,7 @@ static void tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 		tcp_wnd_update(c, conn);
 
 	frame = tcp_hdr_fill(c, conn, buf, seq, flags, opt_len, 0);
-	tap_send_frames(c, &frame, 1);
+	link_send(c, &frame, 1);
 	conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
 }
 
@@ -587,10 +580,10 @@ static void tcp_send_probe(struct ctx *c, struct tcp_conn *conn)
 static void tcp_send_dup_ack(struct ctx *c, struct tcp_conn *conn)
 {
 	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
-	struct iovec frame;
+	struct link_frame frame;
 
 	frame = tcp_hdr_fill(c, conn, buf, conn->seq_to_tap, TH_ACK, 0, 0);
-	tap_send_frames(c, &frame, 1);
+	link_send(c, &frame, 1);
 }
 
 /**
@@ -648,28 +641,25 @@ static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
 
 /**
  * tcp_frame_data_max() - payload of one data frame to the guest
- * @c:		execution context
  * @conn:	connection
  *
- * Where the tap device cuts large frames into segments (tap_gso_size()),
+ * Where the link cuts large frames into segments (link_caps()),
  * as many whole segments as an IP packet holds: one frame and one write()
  * for up to 64 KiB, whatever the guest's MTU. Elsewhere, one segment.
  *
  * Return: bytes
  */
-static size_t tcp_frame_data_max(const struct ctx *c,
-				 const struct tcp_conn *conn)
+static size_t tcp_frame_data_max(const struct tcp_conn *conn)
 {
 	size_t mss = conn->mss_to_tap;
 
-	if (!tap_gso_size(c, mss) || mss > TCP_GSO_DATA_MAX / 2)
+	if (!link_caps()->tso || mss > TCP_GSO_DATA_MAX / 2)
 		return mss;
 	return TCP_GSO_DATA_MAX / mss * mss;
 }
 
 /**
  * tcp_peek_frames() - peek socket data into frame payload slots
- * @c:		execution context
  * @conn:	connection
  * @space:	bytes the guest's window allows
  * @iov:	iovec array, TCP_FRAMES entries
@@ -678,10 +668,10 @@ static size_t tcp_frame_data_max(const struct ctx *c,
  *
  * Return: recvmsg() result
  */
-static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
-			       uint32_t space, struct iovec *iov, size_t *want)
+static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
+			       struct iovec *iov, size_t *want)
 {
-	size_t frame_max = tcp_frame_data_max(c, conn);
+	size_t frame_max = tcp_frame_data_max(conn);
 	struct iovec all[TCP_FRAMES + 1];
 	struct msghdr mh = { .msg_iov = all };
 	size_t skip = 0;
@@ -720,6 +710,52 @@ static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_peek_failed() - the socket had nothing for the guest: why?
+ * @c:		execution context
+ * @conn:	connection
+ * @n:		tcp_peek_frames() result, 0 (end of stream) or -1
+ */
+static void tcp_peek_failed(struct ctx *c, struct tcp_conn *conn, ssize_t n)
+{
+	conn->pending &= ~TCP_WND_HELD;
+	if (n == 0) {
+		tcp_close_set(conn, TCP_SOCK_EOF);
+		tcp_send_fin(c, conn);
+	} else if (errno != EAGAIN && errno != EWOULDBLOCK) {
+		tcp_rst(c, conn);
+	}
+}
+
+/**
+ * tcp_frames_send() - send peeked socket data to the guest as data frames
+ * @c:		execution context
+ * @conn:	connection
+ * @iov:	payload slots of tcp_frames, as tcp_peek_frames() filled them
+ * @n:		bytes peeked
+ */
+static void tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
+			    const struct iovec *iov, size_t n)
+{
+	struct link_frame frames[TCP_FRAMES];
+	size_t sent = 0;
+	unsigned int i;
+
+	for (i = 0; sent < n; i++) {
+		size_t len = MIN(n - sent, iov[i].iov_len);
+		uint8_t flags = TH_ACK | (sent + len == n ? TH_PUSH : 0);
+
+		conn->seq_to_tap += len;
+		frames[i] = tcp_hdr_fill(c, conn, tcp_frames[i],
+					 conn->seq_to_tap - len, flags, 0, len);
+		sent += len;
+	}
+	link_send(c, frames, i);
+	conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
+	if (!conn->rto_at)
+		tcp_rto_arm(c, conn);
+}
+
+/**
  * tcp_data_to_tap() - send what the guest's window allows from the socket
  * @c:		execution context
  * @conn:	connection
@@ -731,8 +767,6 @@ static ssize_t tcp_peek_frames(const struct ctx *c, struct tcp_conn *conn,
  */
 static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 {
-	struct iovec iov[TCP_FRAMES];
-
 	if (conn->phase != TCP_PHASE_ESTABLISHED ||
 	    (conn->close & TCP_TAP_FIN_SENT) || conn->f.closing)
 		return;
@@ -742,10 +776,10 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 
 	for (;;) {
 		uint32_t in_flight = conn->seq_to_tap - conn->seq_ack_from_tap;
-		uint32_t space, sent = 0;
+		struct iovec iov[TCP_FRAMES];
+		uint32_t space;
 		size_t want;
 		ssize_t n;
-		int i;
 
 		if (in_flight >= conn->wnd_from_tap) {
 			/* Zero window: the RTO timer probes it */
@@ -759,37 +793,12 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 		if (!space)
 			return;
 
-		n = tcp_peek_frames(c, conn, space, iov, &want);
-		if (n < 0) {
-			conn->pending &= ~TCP_WND_HELD;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return;
-			tcp_rst(c, conn);
+		n = tcp_peek_frames(conn, space, iov, &want);
+		if (n <= 0) {
+			tcp_peek_failed(c, conn, n);
 			return;
 		}
-		if (n == 0) {
-			conn->pending &= ~TCP_WND_HELD;
-			tcp_close_set(conn, TCP_SOCK_EOF);
-			tcp_send_fin(c, conn);
-			return;
-		}
-
-		for (i = 0; sent < (size_t)n; i++) {
-			size_t len = MIN((size_t)n - sent, iov[i].iov_len);
-			uint8_t flags = TH_ACK | (sent + len == (size_t)n ?
-						  TH_PUSH : 0);
-
-			conn->seq_to_tap += len;
-			iov[i] = tcp_hdr_fill(c, conn, tcp_frames[i],
-					      conn->seq_to_tap - len, flags,
-					      0, len);
-			sent += len;
-		}
-		tap_send_frames_gso(c, iov, i,
-				    tap_gso_size(c, conn->mss_to_tap));
-		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
-		if (!conn->rto_at)
-			tcp_rto_arm(c, conn);
+		tcp_frames_send(c, conn, iov, n);
 		/* Less than asked: the socket is empty, and what arrives
 		 * next wakes us (edge-triggered), saving a peek that could
 		 * only fail. Unless the FIN came with this data: it gives
@@ -989,7 +998,7 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
 	struct tcp_conn tmp = { .f.key = *key };
 	uint8_t flags = TH_RST;
-	struct iovec frame;
+	struct link_frame frame;
 
 	/* RFC 793, 3.4, "Reset Generation", case 1 */
 	if (seg->th->ack) {
@@ -1000,7 +1009,7 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 		flags |= TH_ACK;
 	}
 	frame = tcp_hdr_fill(c, &tmp, buf, tmp.seq_to_tap, flags, 0, 0);
-	tap_send_frames(c, &frame, 1);
+	link_send(c, &frame, 1);
 }
 
 /**
@@ -1215,11 +1224,10 @@ static void tcp_tx_refused(struct ctx *c, struct tcp_conn *conn,
  * tcp_tx_flush() - write the queued guest payload to its socket
  * @c:		execution context
  *
- * Called by tap.c when its frame buffers are about to be reused and when its
- * read batch ends (see tcp_tx), and here before anything that needs the
- * socket up to date.
+ * Called by the input layer when its batch of frames ends (see tcp_tx), and
+ * here before anything that needs the socket up to date.
  */
-static void tcp_tx_flush(struct ctx *c)
+void tcp_tx_flush(struct ctx *c)
 {
 	struct msghdr mh = { .msg_iov = tcp_tx.iov, .msg_iovlen = tcp_tx.n };
 	struct tcp_conn *conn;
@@ -1263,7 +1271,7 @@ static void tcp_tx_queue(struct ctx *c, struct tcp_conn *conn,
 			 const uint8_t *data, size_t len)
 {
 	if ((tcp_tx.idx >= 0 && tcp_tx.idx != tcp_idx(conn)) ||
-	    tcp_tx.n == TAP_RX_SLOTS)
+	    tcp_tx.n == LINK_RX_MAX)
 		tcp_tx_flush(c);
 	tcp_tx.idx = tcp_idx(conn);
 	tcp_tx.iov[tcp_tx.n++] = (struct iovec){ (void *)data, len };
@@ -2050,15 +2058,13 @@ static void tcp_host_settings(void)
 }
 
 /**
- * tcp_init() - register with the flow table and the tap's receive slots,
- *		probe the kernel, read the host's settings, listen on
+ * tcp_init() - register with the flow table, probe the kernel, read the host's settings, listen on
  *		forwarded ports
  * @c:		execution context
  */
 void tcp_init(struct ctx *c)
 {
 	flow_type_register(FLOW_TCP, &tcp_flow_ops);
-	tap_rx_holder_set(tcp_tx_flush);
 	tcp_peek_off_probe();
 	tcp_host_settings();
 	fwd_listen(c, c->fwd_tcp, SOCK_STREAM, EPOLL_TYPE_TCP_LISTEN);

@@ -30,8 +30,6 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "dhcp.h"
-#include "dhcpv6.h"
 #include "flow.h"
 #include "flow_table.h"
 #include "fwd.h"
@@ -41,7 +39,7 @@
 #include "pasta.h"
 #include "resolv.h"
 #include "splice.h"
-#include "tap.h"
+#include "link.h"
 #include "udp.h"
 
 #define UDP_BATCH		32
@@ -68,14 +66,13 @@ void udp_tap_send(struct ctx *c, uint8_t *buf, const union inany_addr *src,
 {
 	size_t l4_len = sizeof(struct udphdr) + len;
 	struct udphdr *uh = (struct udphdr *)(buf + FRAME_L4_OFF);
-	struct iovec frame = ip_frame(c, buf, src, dst, IPPROTO_UDP, l4_len);
+	struct link_frame frame;
 
 	uh->source = htons(sport);
 	uh->dest = htons(dport);
 	uh->len = htons(l4_len);
-	uh->check = 0;
-	uh->check = ip_l4_csum(c, uh, l4_len, src, dst, IPPROTO_UDP);
-	tap_send_frames(c, &frame, 1);
+	frame = ip_frame(c, buf, src, dst, IPPROTO_UDP, l4_len);
+	link_send(c, &frame, 1);
 }
 
 /**
@@ -216,65 +213,24 @@ static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
 }
 
 /**
- * udp_dhcp_input() - hand DHCP and DHCPv6 requests to their servers
- * @c:		execution context
- * @l3:		addresses
- * @uh:		UDP header
- * @v:		payload, trimmed to the UDP length
- *
- * Return: true if the datagram was for one of them
- */
-static bool udp_dhcp_input(struct ctx *c, const struct l3_info *l3,
-			   const struct udphdr *uh, struct pkt_view v)
-{
-	/* DHCP from the guest, broadcast or to us, is ours to answer */
-	if (!c->no_dhcp &&
-	    ntohs(uh->dest) == DHCP_SERVER_PORT &&
-	    ntohs(uh->source) == DHCP_CLIENT_PORT &&
-	    (inany_equals4(&l3->dst, (struct in_addr){ htonl(INADDR_BROADCAST) }) ||
-	     inany_equals4(&l3->dst, c->gw4))) {
-		dhcp_input(c, v);
-		return true;
-	}
-	/* DHCPv6, to all servers on the link or to us (RFC 8415, 7.1) */
-	if (!c->no_dhcpv6 && ntohs(uh->dest) == DHCPV6_SERVER_PORT &&
-	    ntohs(uh->source) == DHCPV6_CLIENT_PORT &&
-	    (inany_equals6(&l3->dst, &dhcpv6_all_servers) ||
-	     inany_equals6(&l3->dst, &c->ll6_ours))) {
-		dhcpv6_input(c, l3, v);
-		return true;
-	}
-	return false;
-}
-
-/**
- * udp_tap_input() - handle a UDP datagram from the guest
+ * udp_tap_input() - relay a UDP datagram from the guest
  * @c:		execution context
  * @l3:		addresses, checked
- * @l4:		view of the IP payload
+ * @sport:	source port
+ * @dport:	destination port
+ * @data:	the payload, trimmed to the UDP length (input.c)
  */
-void udp_tap_input(struct ctx *c, const struct l3_info *l3,
-		   struct pkt_view l4)
+void udp_tap_input(struct ctx *c, const struct l3_info *l3, uint16_t sport,
+		   uint16_t dport, struct pkt_view data)
 {
 	struct flow_key key = { .proto = IPPROTO_UDP };
-	const struct udphdr *uh = pkt_pull(&l4, sizeof(*uh));
 	struct udp_flow *uf;
 	int idx;
 
-	if (!uh || ntohs(uh->len) < sizeof(*uh) ||
-	    ntohs(uh->len) - sizeof(*uh) > l4.len) {
-		pkt_drop(DROP_UDP_MALFORMED);
-		return;
-	}
-	l4.len = ntohs(uh->len) - sizeof(*uh);	/* trim to UDP length */
-
-	if (udp_dhcp_input(c, l3, uh, l4))
-		return;
-
 	key.gaddr = l3->src;
 	key.paddr = l3->dst;
-	key.gport = ntohs(uh->source);
-	key.pport = ntohs(uh->dest);
+	key.gport = sport;
+	key.pport = dport;
 
 	idx = flow_lookup(&key);
 	if (idx >= 0 && udp_dns_moved(c, &flowtab[idx].udp)) {
@@ -285,8 +241,8 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3,
 	if (!uf)
 		return;
 	if (uf->listen_fd >= 0) {
-		udp_to_sender(uf, l4.data, l4.len);
-	} else if (send(uf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0) {
+		udp_to_sender(uf, data.data, data.len);
+	} else if (send(uf->sock, data.data, data.len, MSG_DONTWAIT) < 0) {
 		debug("UDP: send: %s", strerror(errno));
 	} else if (uf->dns_up >= 0) {
 		resolv_up_sent(c, uf->dns_up);

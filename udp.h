@@ -15,8 +15,8 @@
 
 void udp_init(struct ctx *c);
 void udp_stats(void);
-void udp_tap_input(struct ctx *c, const struct l3_info *l3,
-		   struct pkt_view l4);
+void udp_tap_input(struct ctx *c, const struct l3_info *l3, uint16_t sport,
+		   uint16_t dport, struct pkt_view data);
 void udp_tap_send(struct ctx *c, uint8_t *buf, const union inany_addr *src,
 		  uint16_t sport, const union inany_addr *dst, uint16_t dport,
 		  size_t len);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test/unit.c - unit tests: checksums, frame checks, flow table
  *
- * Frames are fed to tap_input() directly, as if read from the tap device,
+ * Frames are fed to input_frame() directly, as if read from the tap device,
  * with no tap attached (fd_tap = -1): replies go nowhere. Each malformed
  * frame must bump exactly its own drop counter and create no flow.
  * Prints TAP.
@@ -26,7 +26,7 @@
 #include "../passt.h"
 #include "../pkt.h"
 #include "../splice.h"
-#include "../tap.h"
+#include "../input.h"
 #include "../tcp.h"
 #include "../udp.h"
 #include "unit_lib.h"
@@ -135,7 +135,7 @@ static void expect_drop(size_t len, enum pkt_drop_reason reason,
 	int i, others = 0;
 
 	memcpy(before, pkt_drops, sizeof(before));
-	tap_input(&c, frame + FRAME_PAD, len);
+	input_frame(&c, frame + FRAME_PAD, len);
 	flow_defer_free(&c);
 	for (i = 0; i < DROP_REASONS; i++)
 		if (i != (int)reason && pkt_drops[i] != before[i])
@@ -338,7 +338,7 @@ static void test_frames(void)
 
 	/* A good SYN creates a flow; padding after the IP packet is trimmed */
 	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
-	tap_input(&c, frame + FRAME_PAD, len + 6);
+	input_frame(&c, frame + FRAME_PAD, len + 6);
 	ok(flow_count() == 1, "good SYN with Ethernet padding creates a flow");
 }
 
@@ -486,7 +486,7 @@ static void test_frames6(void)
 	flows = flow_count();
 	len = build_ip6(IPPROTO_HOPOPTS, hbh_dst, sizeof(hbh_dst), syn,
 			sizeof(syn));
-	tap_input(&c, frame + FRAME_PAD, len + 6);
+	input_frame(&c, frame + FRAME_PAD, len + 6);
 	ok(flow_count() == flows + 1,
 	   "SYN after hop-by-hop and destination options creates a flow");
 	flow_close_all(&c);

@@ -3,7 +3,7 @@
  *
  * BOOTP messages are built here byte by byte and given to dhcp_input() as
  * udp.c would give them. The "tap" is one end of a datagram socketpair: in
- * pasta mode tap_send_raw() writes one Ethernet frame per call to fd_tap,
+ * pasta mode link_send() writes one Ethernet frame per call to fd_tap,
  * so each reply is one datagram read from the other end, and checked with
  * the parser of unit_lib.c (Ethernet, IPv4 and UDP checksums included). Every
  * malformed message must bump the DHCP drop counter and get no reply.
@@ -25,7 +25,6 @@
 #include "../passt.h"
 #include "../pkt.h"
 #include "../resolv.h"
-#include "../tap.h"
 #include "unit_lib.h"
 
 static struct ctx c;
@@ -661,7 +660,7 @@ static void test_resolv(void)
 int main(void)
 {
 	log_setup(false, true);		/* info() lines would clutter TAP */
-	tap_peer_open(&c);	/* tap_send_raw(): one write() per frame */
+	tap_peer_open(&c);	/* link_send(): one write() per frame */
 	c.mtu = 65520;
 	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
 	inet_pton(AF_INET, "203.0.113.2", &c.gw4);

@@ -19,8 +19,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "../link.h"
 #include "../passt.h"
 #include "../pkt.h"
+#include "../tap.h"
 #include "unit_lib.h"
 
 static int test_n, test_failed;
@@ -86,6 +88,7 @@ int tap_peer_open(struct ctx *c)
 	}
 	c->mode = MODE_PASTA;	/* one write() per frame */
 	c->fd_tap = sv[0];
+	link_init(c, &tap_link);
 	peer_fd = sv[1];
 	return sv[0];
 }

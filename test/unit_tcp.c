@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test/unit_tcp.c - TCP unit tests on a virtual clock
  *
- * The real tcp.c, whole: segments from the guest go in through tap_input(),
+ * The real tcp.c, whole: segments from the guest go in through input_frame(),
  * the host sockets are real ones, on the loopback of the network namespace
  * the test runs in (test/06-unit-tcp.t: unshare -rn), connected to
  * listeners of the test's own, and what tcp.c hands to the tap is read
@@ -41,7 +41,7 @@
 #include "../fwd.h"
 #include "../inany.h"
 #include "../passt.h"
-#include "../tap.h"
+#include "../input.h"
 #include "../tcp.h"
 #include "../tcp_conn.h"
 #include "../util.h"
@@ -238,7 +238,7 @@ static struct tcp_conn *conn_of(const struct guest *g)
 }
 
 /**
- * guest_frame() - a segment from the guest, to tap_input(), as in a batch
+ * guest_frame() - a segment from the guest, to input_frame(), as in a batch
  * @g:		guest connection, @seq advanced
  * @flags:	TCP flags; SYN adds MSS and window scale options
  * @wnd:	window field
@@ -285,7 +285,7 @@ static void guest_frame(struct guest *g, uint8_t flags, uint16_t wnd,
 	th->check = htons(~sum_fold(sum16(l4, l4_len, ps)) & 0xffff);
 
 	g->seq += len + !!(flags & TH_SYN) + !!(flags & TH_FIN);
-	tap_input(&c, f, ETH_HLEN + 20 + l4_len);
+	input_frame(&c, f, ETH_HLEN + 20 + l4_len);
 }
 
 /* guest_send() - one segment from the guest, a batch of its own */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test/fuzz/fuzz_frame.c - one Ethernet frame from the guest, through every
- * parser behind tap_input(): ARP, IPv4, IPv6 and its extension headers,
+ * parser behind input_frame(): ARP, IPv4, IPv6 and its extension headers,
  * TCP, UDP, ICMP, DHCP, DHCPv6, NDP
  *
  * The first byte picks the mode (pasta or passt: checksums and the
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../ip.h"
-#include "../../tap.h"
+#include "../../input.h"
 #include "../../tcp.h"
 #include "fuzz_lib.h"
 
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!frame)
 		return 0;
 	memcpy(frame + FRAME_PAD, data + 1, size - 1);
-	tap_input(&fuzz_c, frame + FRAME_PAD, size - 1);
+	input_frame(&fuzz_c, frame + FRAME_PAD, size - 1);
 	tcp_batch_end(&fuzz_c);		/* as the loop does, before the slot
 					 * is reused: queued payload goes */
 	fuzz_reset();

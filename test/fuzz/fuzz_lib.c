@@ -15,8 +15,11 @@
 #include "../../fwd.h"
 #include "../../icmp.h"
 #include "../../inany.h"
+#include "../../link.h"
 #include "../../log.h"
 #include "../../splice.h"
+#include "../../stream.h"
+#include "../../tap.h"
 #include "../../tcp.h"
 #include "../../udp.h"
 #include "../../util.h"
@@ -36,6 +39,7 @@ void fuzz_ctx_init(enum mode mode)
 	log_setup(false, true);
 	c->mode = mode;
 	c->fd_tap = c->fd_tap_listen = c->fd_netns = c->fd_nsquit = -1;
+	link_init(c, mode == MODE_PASTA ? &tap_link : &stream_link);
 	c->mtu = 65520;
 	c->fwd_tcp = &fwd_tcp;
 	c->fwd_udp = &fwd_udp;

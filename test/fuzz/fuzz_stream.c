@@ -14,7 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tap.h"
+#include "../../input.h"
+#include "../../link.h"
+#include "../../stream.h"
 #include "../../tcp.h"
 #include "fuzz_lib.h"
 
@@ -35,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 3 || size > FUZZ_STREAM_MAX ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
 		return 0;
-	tap_guest_attach(&fuzz_c, sv[0]);
+	stream_guest_attach(&fuzz_c, sv[0]);
 	for (i = 0; i < 4 && off < size - 2; i++) {
 		size_t len = i < 3 ? (data[i % 2] + 1) * (i + 1) : size;
 
@@ -44,12 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (write(sv[1], data + 2 + off, len) != (ssize_t)len)
 			break;
 		off += len;
-		tap_handler(&fuzz_c, EPOLLIN);
+		input_handler(&fuzz_c, EPOLLIN);
 		tcp_batch_end(&fuzz_c);
-		if (tap_guest_lost())
+		if (link_guest_lost())
 			break;		/* framing error: guest dropped */
 	}
-	tap_guest_detach(&fuzz_c);	/* as the loop does, flows go next */
+	link_guest_detach(&fuzz_c);	/* as the loop does, flows go next */
 	fuzz_c.quit = false;
 	close(sv[1]);
 	fuzz_reset();

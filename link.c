@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* link.c - the link to the guest: one interface over its backends
+ *
+ * Theory of operation: a backend (struct link_ops) is one way of reaching
+ * the guest: pasta's tap device (tap.c), passt's UNIX stream socket
+ * (stream.c). It reads frames into the receive slots below and writes the
+ * frames it is handed; it knows nothing of the layers above, which see only
+ * this file: link_recv() for the input layer (input.c), link_send() for the
+ * protocols' frames, built by ip_frame() with a descriptor that says where
+ * the L4 checksum is and what segment size a large TCP frame stands for, so
+ * a backend never parses a frame it sends.
+ *
+ * What a backend offloads (checksums, segmentation) is decided
+ * once, by link_init(), from the backend and the way the guest was set up:
+ * ip_frame() reads it through link_caps(). A capture (--pcap) records
+ * complete checksums, so checksum offload is off while one runs.
+ *
+ * A guest gone (passt: its socket closed, failed, or sent nonsense) is only
+ * marked (link_guest_gone()): sending and reading stop, and the main loop,
+ * once the event batch is over, closes the flows and lets the guest go
+ * (link_guest_detach()). So no send, from whichever protocol, ends flows
+ * under its caller's feet.
+ */
+
+#include <string.h>
+
+#include "ip.h"
+#include "link.h"
+#include "log.h"
+#include "passt.h"
+#include "pcap.h"
+#include "pkt.h"
+
+/* Frames from the guest. Owner: the link layer. A backend's recv() fills
+ * slots 0 to n - 1 of one batch; the layers above may keep pointers into
+ * them (TCP queues the in-sequence payload of a run of segments, to write it
+ * with one sendmsg()) until the input layer ends the batch (input.c:
+ * tcp_tx_flush()), before it asks for the next one. So payload iovecs live
+ * until their batch ends; afterwards nothing points here.
+ */
+static uint8_t link_rx_buf[LINK_RX_MAX][ROUND_UP(FRAME_BUF_SIZE, 8)]
+	__attribute__((aligned(8)));
+
+static const struct link_ops *link_backend;
+static struct link_caps link_caps_set;
+static bool link_lost;		/* until link_guest_detach() */
+static bool link_rx_more;	/* the last recv() filled every slot */
+
+static uint64_t link_frames_in, link_frames_out, link_send_errors;
+static uint64_t link_wakeups;
+
+/**
+ * link_init() - take this backend for the guest, decide its offloads
+ * @c:		execution context, with the guest's link set up
+ * @ops:	backend
+ */
+void link_init(struct ctx *c, const struct link_ops *ops)
+{
+	link_backend = ops;
+	link_caps_set = ops->caps(c);
+	if (pcap_active())
+		link_caps_set.csum = false;
+	link_lost = link_rx_more = false;
+	debug("link: %s, checksum offload %s, segmentation offload %s",
+	      ops->name, link_caps_set.csum ? "on" : "off",
+	      link_caps_set.tso ? "on" : "off");
+}
+
+/**
+ * link_caps() - what the link does for us
+ *
+ * Return: its offloads, as link_init() decided them
+ */
+const struct link_caps *link_caps(void)
+{
+	return &link_caps_set;
+}
+
+/**
+ * link_rx_slot() - buffer for one frame of a receive batch
+ * @i:		index in the batch, below LINK_RX_MAX
+ *
+ * Return: buffer, FRAME_PAD bytes before the frame, FRAME_BUF_SIZE long
+ */
+uint8_t *link_rx_slot(unsigned int i)
+{
+	return link_rx_buf[i];
+}
+
+/**
+ * link_recv() - read a batch of frames from the guest
+ * @c:		execution context
+ * @events:	epoll events of the guest's descriptor
+ * @rx:		frames, set
+ * @max:	at most this many, up to LINK_RX_MAX
+ *
+ * The slots of the last batch are reused: whatever pointed into them must
+ * be done with them.
+ *
+ * Return: frames read, fewer than @max once nothing is left this wake-up
+ */
+unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
+		       unsigned int max)
+{
+	unsigned int i, n;
+
+	if (!link_rx_more)
+		link_wakeups++;
+	if (link_lost) {
+		link_rx_more = false;
+		return 0;	/* the end of the batch lets it go */
+	}
+	n = link_backend->recv(c, events, rx, max);
+	link_rx_more = n == max;
+	for (i = 0; i < n; i++)
+		pcap_frame_gso(rx[i].data, rx[i].len, rx[i].gso_size);
+	link_frames_in += n;
+	return n;
+}
+
+/**
+ * link_send() - send complete frames to the guest, in order
+ * @c:		execution context
+ * @f:		frames, from ip_frame()
+ * @n:		number of frames, at most LINK_SEND_MAX
+ *
+ * A full queue drops frames, like a lossy link: TCP recovers.
+ */
+void link_send(struct ctx *c, const struct link_frame *f, unsigned int n)
+{
+	unsigned int i;
+	int sent;
+
+	if (c->fd_tap < 0 || link_lost)
+		return;
+
+	for (i = 0; i < n; i++)
+		pcap_frame_gso(f[i].iov.iov_base, f[i].iov.iov_len,
+			       f[i].gso_size);
+	sent = link_backend->send(c, f, n);
+	if (sent < 0) {
+		link_lost = true;
+		return;
+	}
+	link_frames_out += sent;
+	link_send_errors += n - sent;
+}
+
+/**
+ * link_send_raw() - send one frame that isn't IP (ARP) to the guest
+ * @c:		execution context
+ * @eth:	frame, from the destination MAC address on
+ * @len:	frame length
+ */
+void link_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
+{
+	struct link_frame f = { .iov = { (void *)eth, len } };
+
+	link_send(c, &f, 1);
+}
+
+/**
+ * link_guest_gone() - the guest went away: stop, let the batch end go
+ */
+void link_guest_gone(void)
+{
+	link_lost = true;
+}
+
+/**
+ * link_guest_lost() - is the guest gone, still to be let go?
+ *
+ * Return: true from a hard error, end of stream or bad framing on the
+ *	   guest's link until link_guest_detach()
+ */
+bool link_guest_lost(void)
+{
+	return link_lost;
+}
+
+/**
+ * link_guest_detach() - let a lost guest go: wait for another, or quit
+ * @c:		execution context
+ *
+ * For the end of the batch in which the guest was lost: the caller closes
+ * its flows.
+ */
+void link_guest_detach(struct ctx *c)
+{
+	link_lost = link_rx_more = false;
+	c->mac_guest_known = false;
+	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
+	if (link_backend->detach)
+		link_backend->detach(c);
+}
+
+/**
+ * link_stats() - log frame counters and drop reasons
+ */
+void link_stats(void)
+{
+	int i;
+
+	info("tap: frames in %llu (in %llu wake-ups), out %llu, "
+	     "send errors %llu",
+	     (unsigned long long)link_frames_in,
+	     (unsigned long long)link_wakeups,
+	     (unsigned long long)link_frames_out,
+	     (unsigned long long)link_send_errors);
+	for (i = 0; i < DROP_REASONS; i++) {
+		if (pkt_drops[i])
+			info("drop %s: %llu", pkt_drop_names[i],
+			     (unsigned long long)pkt_drops[i]);
+	}
+}

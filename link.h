@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LINK_H
+#define LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <linux/if_ether.h>
+
+struct ctx;
+
+#define LINK_RX_MAX		32	/* frames per receive batch */
+#define LINK_SEND_MAX		32	/* frames per link_send() */
+#define LINK_READS_MAX		128	/* reads from the guest per wake-up */
+#define LINK_FRAME_MAX		(ETH_HLEN + MTU_MAX)	/* MTU_MAX: passt.h */
+
+/**
+ * struct link_rx - one frame from the guest, in a receive slot
+ * @data:	frame, from the destination MAC address on
+ * @len:	frame length
+ * @gso_size:	for a TCP frame the guest's kernel joined from segments of
+ *		this size (segmentation offload), 0 for a plain frame
+ */
+struct link_rx {
+	const uint8_t *data;
+	size_t len;
+	size_t gso_size;
+};
+
+/**
+ * struct link_frame - one frame to the guest, as ip_frame() built it
+ * @iov:	frame, from the destination MAC address to the payload's end
+ * @l4_off:	offset of the L4 header from the start of the frame
+ * @csum_off:	offset of the checksum field in the L4 header if the sum
+ *		there is partial (pseudo-header only), for the link to
+ *		complete; 0 if the checksum is complete, or there is none
+ * @gso_size:	segment size the link cuts this TCP frame into, 0 if it is
+ *		one segment already
+ * @hdr_len:	with @gso_size: length of the headers, TCP's included, that
+ *		each segment repeats
+ */
+struct link_frame {
+	struct iovec iov;
+	uint16_t l4_off;
+	uint16_t csum_off;
+	uint16_t gso_size;
+	uint16_t hdr_len;
+};
+
+/**
+ * struct link_caps - what a link does for us, decided once at start-up
+ * @csum:	completes TCP and UDP checksums of frames to the guest, so
+ *		they may carry the pseudo-header sum alone
+ * @tso:	cuts TCP frames to the guest into segments (@gso_size)
+ */
+struct link_caps {
+	bool csum;
+	bool tso;
+};
+
+/**
+ * struct link_ops - a way of reaching the guest: a link backend
+ * @name:	for messages
+ * @caps:	what it offloads, given the way the guest was set up
+ * @recv:	read queued frames into link_rx_slot(0 .. @max - 1), @events
+ *		from epoll; return how many, fewer than @max only once
+ *		nothing is left for this wake-up (at most LINK_READS_MAX
+ *		reads in one)
+ * @send:	write @n frames in order; return how many went, a full queue
+ *		drops the rest; -1 if the guest is gone
+ * @detach:	let a guest that's gone go, NULL if it never goes
+ */
+struct link_ops {
+	const char *name;
+	struct link_caps (*caps)(const struct ctx *c);
+	unsigned int (*recv)(struct ctx *c, uint32_t events,
+			     struct link_rx *rx, unsigned int max);
+	int (*send)(struct ctx *c, const struct link_frame *f, unsigned int n);
+	void (*detach)(struct ctx *c);
+};
+
+void link_init(struct ctx *c, const struct link_ops *ops);
+const struct link_caps *link_caps(void);
+uint8_t *link_rx_slot(unsigned int i);
+unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
+		       unsigned int max);
+void link_send(struct ctx *c, const struct link_frame *f, unsigned int n);
+void link_send_raw(struct ctx *c, const uint8_t *eth, size_t len);
+void link_guest_gone(void);
+bool link_guest_lost(void);
+void link_guest_detach(struct ctx *c);
+void link_stats(void);
+
+#endif /* LINK_H */
