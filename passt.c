@@ -336,6 +336,8 @@ int main(int argc, char **argv)
 
 	if (c.mode == MODE_PASTA) {
 		pasta_start(&c);
+		fwd_listen_ns(&c);
+		pasta_start_follow(&c);
 		epoll_ref_add(&c, c.fd_tap, EPOLL_TYPE_TAP, 0,
 			      EPOLLIN | EPOLLRDHUP);
 	} else {
