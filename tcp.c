@@ -1004,6 +1004,44 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 }
 
 /**
+ * tcp_conn_alloc() - a flow for a guest's SYN, its host socket open
+ * @c:		execution context
+ * @key:	flow key
+ * @seg:	the SYN
+ * @o:		its options
+ * @s:		host socket, closed if there's no flow for it
+ *
+ * Return: flow index, in the hash table, or -1 if the table is full
+ */
+static int tcp_conn_alloc(struct ctx *c, const struct flow_key *key,
+			  const struct tcp_seg *seg, const struct tcp_opts *o,
+			  int s)
+{
+	int idx = flow_alloc(c, FLOW_BUDGET_TCP);
+	char str[FLOW_STRLEN];
+	struct tcp_conn *conn;
+
+	if (idx < 0) {
+		pkt_drop(DROP_FLOW_TABLE_FULL);
+		err_ratelimit("TCP: flow table full, refusing %s",
+			      flow_str(key, str, sizeof(str)));
+		close(s);
+		return -1;
+	}
+	conn = &flowtab[idx].tcp;
+	conn->f.type = FLOW_TCP;
+	conn->f.key = *key;
+	conn->sock = s;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	conn->seq_from_tap = seg->seq + 1;
+	conn->seq_to_tap = tcp_isn() + 1;
+	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
+	tcp_syn_opts_apply(c, conn, o, seg->wnd);
+	flow_hash_insert(idx);
+	return idx;
+}
+
+/**
  * tcp_conn_from_tap() - open a host connection for a guest's SYN
  * @c:		execution context
  * @key:	flow key
@@ -1034,24 +1072,10 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 		tcp_rst_stateless(c, key, seg);
 		return;
 	}
-	idx = flow_alloc(c, FLOW_BUDGET_TCP);
-	if (idx < 0) {
-		pkt_drop(DROP_FLOW_TABLE_FULL);
-		err_ratelimit("TCP: flow table full, refusing %s",
-			      flow_str(key, str, sizeof(str)));
-		close(s);
+	idx = tcp_conn_alloc(c, key, seg, &o, s);
+	if (idx < 0)
 		return;
-	}
 	conn = &flowtab[idx].tcp;
-	conn->f.type = FLOW_TCP;
-	conn->f.key = *key;
-	conn->sock = s;
-	conn->rto_ms = TCP_RTO_INIT_MS;
-	conn->seq_from_tap = seg->seq + 1;
-	conn->seq_to_tap = tcp_isn() + 1;
-	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
-	tcp_syn_opts_apply(c, conn, &o, seg->wnd);
-	flow_hash_insert(idx);
 
 	if (tcp_sock_register(c, s, idx, EPOLLOUT | EPOLLRDHUP)) {
 		tcp_rst(c, conn);
