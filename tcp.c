@@ -1129,6 +1129,56 @@ static void tcp_connected(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_ack_advance() - the guest acknowledged new data: drop it, reset timers
+ * @c:		execution context
+ * @conn:	connection
+ * @ack:	acknowledged sequence number
+ * @acked:	bytes of socket data it acknowledges (without our FIN)
+ *
+ * Return: 0, or -1 if dropping the data failed and reset the connection
+ */
+static int tcp_ack_advance(struct ctx *c, struct tcp_conn *conn, uint32_t ack,
+			   uint32_t acked)
+{
+	conn->discard += acked;
+	if (!tcp_peek_off_ok && tcp_discard_acked(c, conn))
+		return -1;
+	conn->bytes_to_tap += acked;
+	conn->seq_ack_from_tap = ack;
+	conn->dup_acks = 0;
+	conn->retries = 0;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	if (conn->seq_to_tap == conn->seq_ack_from_tap)
+		conn->rto_at = 0;
+	else
+		tcp_rto_arm(c, conn);
+	return 0;
+}
+
+/**
+ * tcp_dup_ack() - count a duplicate ACK, fast retransmit on the third
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * One fast retransmit until an ACK moves (RFC 6582, 3.2): we resend the
+ * whole flight, and each segment of the old one still draws a duplicate.
+ * Rewinding on those again, three at a time, went on for as long as the
+ * transfer lasted, the guest's tap queue full of its duplicates and its
+ * real ACKs lost among them.
+ *
+ * Return: true if this one rewound the flight
+ */
+static bool tcp_dup_ack(struct ctx *c, struct tcp_conn *conn)
+{
+	if (conn->dup_acks >= TCP_DUP_ACK_THRESH ||
+	    ++conn->dup_acks != TCP_DUP_ACK_THRESH)
+		return false;
+	tcp_rewind(c, conn);
+	conn->dup_acks = TCP_DUP_ACK_THRESH;
+	return true;
+}
+
+/**
  * tcp_ack_from_tap() - process the guest's ACK and window
  * @c:		execution context
  * @conn:	connection
@@ -1159,29 +1209,9 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 			tcp_close_set(conn, TCP_TAP_FIN_ACKED);
 			acked--;	/* the FIN is not socket data */
 		}
-		conn->discard += acked;
-		if (!tcp_peek_off_ok && tcp_discard_acked(c, conn))
+		if (tcp_ack_advance(c, conn, seg->ack, acked))
 			return;
-		conn->bytes_to_tap += acked;
-		conn->seq_ack_from_tap = seg->ack;
-		conn->dup_acks = 0;
-		conn->retries = 0;
-		conn->rto_ms = TCP_RTO_INIT_MS;
-		if (conn->seq_to_tap == conn->seq_ack_from_tap)
-			conn->rto_at = 0;
-		else
-			tcp_rto_arm(c, conn);
-	} else if (dup && conn->dup_acks < TCP_DUP_ACK_THRESH &&
-		   ++conn->dup_acks == TCP_DUP_ACK_THRESH) {
-		/* One fast retransmit until an ACK moves (RFC 6582, 3.2): we
-		 * resend the whole flight, and each segment of the old one
-		 * still draws a duplicate. Rewinding on those again, three
-		 * at a time, went on for as long as the transfer lasted, the
-		 * guest's tap queue full of its duplicates and its real ACKs
-		 * lost among them.
-		 */
-		tcp_rewind(c, conn);
-		conn->dup_acks = TCP_DUP_ACK_THRESH;
+	} else if (dup && tcp_dup_ack(c, conn)) {
 		return;
 	} else if (!wnd && conn->seq_to_tap == conn->seq_ack_from_tap) {
 		/* It answers our zero window probes: it is alive, and may
@@ -1195,9 +1225,8 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	 * burst of ACKs needs one discard and one look at the socket, at the
 	 * end of the batch: on downloads, 85 ACKs came in one batch.
 	 */
-	if (acked || wnd != old_wnd) {
+	if (acked || wnd != old_wnd)
 		tcp_touch(c, conn, TCP_DATA_DUE);
-	}
 }
 
 /**
