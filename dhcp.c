@@ -52,6 +52,7 @@
 #include "dns.h"
 #include "log.h"
 #include "passt.h"
+#include "resolv.h"
 #include "udp.h"
 
 #define BOOTREQUEST		1
@@ -400,27 +401,6 @@ static bool dhcp_opt_put(struct dhcp_out *o, uint8_t code, const void *val,
 }
 
 /**
- * dhcp_dns_usable() - can the guest reach this name server of the host?
- * @c:		execution context
- * @a:		name server address
- *
- * Return: true unless it's 0.0.0.0 or on the host's loopback, other than
- *	   127.0.0.1 with an address standing for it (--map-host-loopback,
- *	   by default the gateway)
- */
-bool dhcp_dns_usable(const struct ctx *c, struct in_addr a)
-{
-	uint32_t h = ntohl(a.s_addr);
-
-	if (h == INADDR_ANY)
-		return false;
-	if ((h >> IN_CLASSA_NSHIFT) != IN_LOOPBACKNET)
-		return true;
-	return h == INADDR_LOOPBACK &&
-	       inany_is_set(&c->map_host_lo[INANY_V4]);
-}
-
-/**
  * dhcp_dns_offer() - the IPv4 name servers DHCP hands out
  * @c:		execution context
  * @dns:	DNS4_MAX addresses, set
@@ -432,7 +412,7 @@ int dhcp_dns_offer(const struct ctx *c, struct in_addr *dns)
 	int i, n = 0;
 
 	for (i = 0; !c->no_dhcp_dns && i < c->dns4_n && i < DNS4_MAX; i++) {
-		if (!dhcp_dns_usable(c, c->dns4[i]))
+		if (!resolv_dns_usable(c, c->dns4[i]))
 			continue;
 		if (ntohl(c->dns4[i].s_addr) == INADDR_LOOPBACK)
 			/* what stands for the host's loopback (ip.c) */

@@ -14,6 +14,5 @@ struct ctx;
 
 void dhcp_input(struct ctx *c, struct pkt_view v);
 int dhcp_dns_offer(const struct ctx *c, struct in_addr *dns);
-bool dhcp_dns_usable(const struct ctx *c, struct in_addr a);
 
 #endif /* DHCP_H */

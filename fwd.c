@@ -472,6 +472,32 @@ void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,
 }
 
 /**
+ * fwd_listen_ns_run() - open the -T and -U listeners, inside the namespace
+ * @arg:	execution context
+ *
+ * Return: 0 (a port that can't be bound ends the child with die())
+ */
+static int fwd_listen_ns_run(void *arg)
+{
+	struct ctx *c = arg;
+
+	fwd_listen(c, c->fwd_tcp_ns, SOCK_STREAM, EPOLL_TYPE_SPLICE_LISTEN);
+	fwd_listen(c, c->fwd_udp_ns, SOCK_DGRAM, EPOLL_TYPE_UDP_NS_LISTEN);
+	return 0;
+}
+
+/**
+ * fwd_listen_ns() - pasta: open the namespace side's listeners, -T and -U
+ * @c:		execution context, its namespace already set up
+ */
+void fwd_listen_ns(struct ctx *c)
+{
+	if ((c->fwd_tcp_ns->n || c->fwd_udp_ns->n) &&
+	    pasta_ns_run(c, fwd_listen_ns_run, c))
+		die("Can't listen on -T or -U ports in the namespace");
+}
+
+/**
  * fwd_listener_at() - a forwarded port's socket, from its epoll index
  * @idx:	index
  *

@@ -99,6 +99,7 @@ void fwd_auto_scan(struct ctx *c);
 int fwd_rule_to(const struct fwd_rule *r, unsigned int port);
 void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,
 		enum epoll_type ev_type);
+void fwd_listen_ns(struct ctx *c);
 const struct fwd_listener *fwd_listener_at(uint32_t idx);
 void fwd_accept_error(struct ctx *c, const struct fwd_listener *l, int err);
 void fwd_accept_resume(struct ctx *c);

@@ -305,64 +305,103 @@ static void main_loop(struct ctx *c)
 	}
 }
 
+/**
+ * ctx_defaults() - what the context holds before the options are read
+ * @c:		execution context, zeroed
+ * @argv0:	name we run as: "pasta" selects pasta mode
+ */
+static void ctx_defaults(struct ctx *c, char *argv0)
+{
+	c->mode = strcmp(basename(argv0), "pasta") ? MODE_PASST : MODE_PASTA;
+	c->fd_tap = c->fd_tap_listen = c->fd_netns = c->fd_nsquit = -1;
+	c->fd_netns_dir = c->fd_sock_dir = -1;
+	c->fwd_tcp = &fwd_tcp;
+	c->fwd_udp = &fwd_udp;
+	c->fwd_tcp_ns = &fwd_tcp_ns;
+	c->fwd_udp_ns = &fwd_udp_ns;
+	fwd_tcp_ns.in_ns = fwd_udp_ns.in_ns = true;
+	memcpy(c->mac_ours, mac_ours, ETH_ADDR_LEN);
+	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
+}
+
+/**
+ * process_init() - set up logging, limits, the epoll set, signals, capture
+ * @c:		execution context, configured
+ */
+static void process_init(struct ctx *c)
+{
+	fwd_ephemeral_init();
+	nofile_raise();
+	log_setup(c->debug, c->quiet);
+	if (c->log_file[0])
+		log_to_file(c->log_file, c->log_size,
+			    c->mode == MODE_PASTA ? "pasta" : "passt");
+
+	c->epollfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epollfd < 0)
+		die("epoll_create1: %s", strerror(errno));
+	flow_init();
+	signals_init(c);
+	pcap_init(c->pcap);
+	conf_print(c);
+}
+
+/**
+ * net_init() - the guest's link, then the protocols and forwarded ports
+ * @c:		execution context
+ *
+ * pasta: the namespace and its tap device first, its -T/-U listeners, then
+ * what follows the host; passt: the socket a guest connects to.
+ */
+static void net_init(struct ctx *c)
+{
+	if (c->mode == MODE_PASTA) {
+		pasta_start(c);
+		fwd_listen_ns(c);
+		pasta_start_follow(c);
+		epoll_ref_add(c, c->fd_tap, EPOLL_TYPE_TAP, 0,
+			      EPOLLIN | EPOLLRDHUP);
+		link_init(c, &tap_link);
+	} else {
+		stream_init(c);
+		link_init(c, &stream_link);
+	}
+	tcp_init(c);
+	splice_init();
+	udp_init(c);
+	icmp_init();
+	c->now = now_ms();
+	fwd_auto_scan(c);	/* "auto" ports are there when the command runs */
+}
+
+/**
+ * go_live() - detach or write the PID file, let the command run, sandbox
+ * @c:		execution context, set up
+ */
+static void go_live(struct ctx *c)
+{
+	if (!c->cmd_pid && !c->foreground)
+		daemonise(c);
+	else
+		pidfile_write(c, getpid());
+	pasta_cmd_release(c);
+	if (c->mode == MODE_PASTA)
+		pasta_netns_watch(c);
+	resolv_watch(c);	/* its directories: the sandbox hides them */
+	follow_init(c);
+	isolate_loop(c);
+}
+
 int main(int argc, char **argv)
 {
 	static struct ctx c;
 
 	isolate_initial();
-	c.mode = strcmp(basename(argv[0]), "pasta") ? MODE_PASST : MODE_PASTA;
-	c.fd_tap = c.fd_tap_listen = c.fd_netns = c.fd_nsquit = -1;
-	c.fd_netns_dir = c.fd_sock_dir = -1;
-	c.fwd_tcp = &fwd_tcp;
-	c.fwd_udp = &fwd_udp;
-	c.fwd_tcp_ns = &fwd_tcp_ns;
-	c.fwd_udp_ns = &fwd_udp_ns;
-	fwd_tcp_ns.in_ns = fwd_udp_ns.in_ns = true;
-	memcpy(c.mac_ours, mac_ours, ETH_ADDR_LEN);
-	memset(c.mac_guest, 0xff, ETH_ADDR_LEN);
-
+	ctx_defaults(&c, argv[0]);
 	conf(&c, argc, argv);
-	fwd_ephemeral_init();
-	nofile_raise();
-	log_setup(c.debug, c.quiet);
-	if (c.log_file[0])
-		log_to_file(c.log_file, c.log_size,
-			    c.mode == MODE_PASTA ? "pasta" : "passt");
-
-	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
-	if (c.epollfd < 0)
-		die("epoll_create1: %s", strerror(errno));
-	flow_init();
-	signals_init(&c);
-	pcap_init(c.pcap);
-	conf_print(&c);
-
-	if (c.mode == MODE_PASTA) {
-		pasta_start(&c);
-		epoll_ref_add(&c, c.fd_tap, EPOLL_TYPE_TAP, 0,
-			      EPOLLIN | EPOLLRDHUP);
-		link_init(&c, &tap_link);
-	} else {
-		stream_init(&c);
-		link_init(&c, &stream_link);
-	}
-	tcp_init(&c);
-	splice_init();
-	udp_init(&c);
-	icmp_init();
-	c.now = now_ms();
-	fwd_auto_scan(&c);	/* "auto" ports are there when the command runs */
-
-	if (!c.cmd_pid && !c.foreground)
-		daemonise(&c);
-	else
-		pidfile_write(&c, getpid());
-	pasta_cmd_release(&c);
-	if (c.mode == MODE_PASTA)
-		pasta_netns_watch(&c);
-	resolv_watch(&c);	/* its directories: the sandbox hides them */
-	follow_init(&c);
-	isolate_loop(&c);
+	process_init(&c);
+	net_init(&c);
+	go_live(&c);
 
 	main_loop(&c);
 

@@ -476,23 +476,11 @@ void pasta_ns_forget(const struct ctx *c, const struct guest_fam *old,
 }
 
 /**
- * pasta_listen_in_ns() - open the -T and -U listeners, run via ns_call()
- * @arg:	execution context
- *
- * Return: 0 (a port that can't be bound ends the child with die())
- */
-static int pasta_listen_in_ns(void *arg)
-{
-	struct ctx *c = arg;
-
-	fwd_listen(c, c->fwd_tcp_ns, SOCK_STREAM, EPOLL_TYPE_SPLICE_LISTEN);
-	fwd_listen(c, c->fwd_udp_ns, SOCK_DGRAM, EPOLL_TYPE_UDP_NS_LISTEN);
-	return 0;
-}
-
-/**
  * pasta_start() - set up the namespace and its tap device
  * @c:		execution context
+ *
+ * The namespace's -T and -U listeners come next (fwd_listen_ns()), then
+ * pasta_start_follow().
  */
 void pasta_start(struct ctx *c)
 {
@@ -508,9 +496,19 @@ void pasta_start(struct ctx *c)
 		die("Can't create tap device %s in the namespace: %s",
 		    c->ifname, strerror(-ret));
 	pasta_config_net(c);
-	if ((c->fwd_tcp_ns->n || c->fwd_udp_ns->n) &&
-	    ns_call(c->fd_netns, pasta_listen_in_ns, c))
-		die("Can't listen on -T or -U ports in the namespace");
+}
+
+/**
+ * pasta_start_follow() - open what pasta follows the host and namespace by
+ * @c:		execution context
+ *
+ * The host's listening ports, for -T/-U auto, and the namespace's netlink
+ * socket, kept only if the namespace's addresses follow the host's.
+ */
+void pasta_start_follow(struct ctx *c)
+{
+	int ret;
+
 	/* -T/-U auto follow the host's ports: these files are ours */
 	ret = pasta_scan_open(c->fwd_tcp_ns, "tcp") ?:
 	      pasta_scan_open(c->fwd_udp_ns, "udp");

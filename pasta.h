@@ -6,6 +6,7 @@ struct ctx;
 struct guest_fam;
 
 void pasta_start(struct ctx *c);
+void pasta_start_follow(struct ctx *c);
 void pasta_cmd_release(struct ctx *c);
 void pasta_sigchld(struct ctx *c);
 void pasta_netns_watch(struct ctx *c);

@@ -40,7 +40,6 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "dhcp.h"
 #include "log.h"
 #include "passt.h"
 #include "resolv.h"
@@ -135,6 +134,27 @@ static void resolv_search(struct resolv_conf *r, char **save, int max)
 }
 
 /**
+ * resolv_dns_usable() - can the guest reach this name server of the host?
+ * @c:		execution context
+ * @a:		name server address
+ *
+ * Return: true unless it's 0.0.0.0 or on the host's loopback, other than
+ *	   127.0.0.1 with an address standing for it (--map-host-loopback,
+ *	   by default the gateway)
+ */
+bool resolv_dns_usable(const struct ctx *c, struct in_addr a)
+{
+	uint32_t h = ntohl(a.s_addr);
+
+	if (h == INADDR_ANY)
+		return false;
+	if ((h >> IN_CLASSA_NSHIFT) != IN_LOOPBACKNET)
+		return true;
+	return h == INADDR_LOOPBACK &&
+	       inany_is_set(&c->map_host_lo[INANY_V4]);
+}
+
+/**
  * resolv_nameserver() - take a name server
  * @c:		execution context
  * @r:		reading so far
@@ -150,7 +170,7 @@ static void resolv_nameserver(const struct ctx *c, struct resolv_conf *r,
 	if (inet_pton(AF_INET, w, &a) == 1) {
 		if (r->up_n < DNS_UP_MAX)
 			inany_from_v4(&r->up[r->up_n++], a);
-		if (!dhcp_dns_usable(c, a))
+		if (!resolv_dns_usable(c, a))
 			debug("DNS: name server %s unreachable for guest", w);
 		else if (r->dns4_n < DNS4_MAX)
 			r->dns4[r->dns4_n++] = a;

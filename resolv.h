@@ -2,9 +2,13 @@
 #ifndef RESOLV_H
 #define RESOLV_H
 
+#include <netinet/in.h>
+#include <stdbool.h>
+
 struct ctx;
 
 void resolv_conf(struct ctx *c);
+bool resolv_dns_usable(const struct ctx *c, struct in_addr a);
 void resolv_conf_file(struct ctx *c, const char *path);
 void resolv_watch(struct ctx *c);
 void resolv_handler(struct ctx *c);

@@ -1013,6 +1013,44 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 }
 
 /**
+ * tcp_conn_alloc() - a flow for a guest's SYN, its host socket open
+ * @c:		execution context
+ * @key:	flow key
+ * @seg:	the SYN
+ * @o:		its options
+ * @s:		host socket, closed if there's no flow for it
+ *
+ * Return: flow index, in the hash table, or -1 if the table is full
+ */
+static int tcp_conn_alloc(struct ctx *c, const struct flow_key *key,
+			  const struct tcp_seg *seg, const struct tcp_opts *o,
+			  int s)
+{
+	int idx = flow_alloc(c, FLOW_BUDGET_TCP);
+	char str[FLOW_STRLEN];
+	struct tcp_conn *conn;
+
+	if (idx < 0) {
+		pkt_drop(DROP_FLOW_TABLE_FULL);
+		err_ratelimit("TCP: flow table full, refusing %s",
+			      flow_str(key, str, sizeof(str)));
+		close(s);
+		return -1;
+	}
+	conn = &flowtab[idx].tcp;
+	conn->f.type = FLOW_TCP;
+	conn->f.key = *key;
+	conn->sock = s;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	conn->seq_from_tap = seg->seq + 1;
+	conn->seq_to_tap = tcp_isn() + 1;
+	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
+	tcp_syn_opts_apply(c, conn, o, seg->wnd);
+	flow_hash_insert(idx);
+	return idx;
+}
+
+/**
  * tcp_conn_from_tap() - open a host connection for a guest's SYN
  * @c:		execution context
  * @key:	flow key
@@ -1043,24 +1081,10 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 		tcp_rst_stateless(c, key, seg);
 		return;
 	}
-	idx = flow_alloc(c, FLOW_BUDGET_TCP);
-	if (idx < 0) {
-		pkt_drop(DROP_FLOW_TABLE_FULL);
-		err_ratelimit("TCP: flow table full, refusing %s",
-			      flow_str(key, str, sizeof(str)));
-		close(s);
+	idx = tcp_conn_alloc(c, key, seg, &o, s);
+	if (idx < 0)
 		return;
-	}
 	conn = &flowtab[idx].tcp;
-	conn->f.type = FLOW_TCP;
-	conn->f.key = *key;
-	conn->sock = s;
-	conn->rto_ms = TCP_RTO_INIT_MS;
-	conn->seq_from_tap = seg->seq + 1;
-	conn->seq_to_tap = tcp_isn() + 1;
-	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
-	tcp_syn_opts_apply(c, conn, &o, seg->wnd);
-	flow_hash_insert(idx);
 
 	if (tcp_sock_register(c, s, idx, EPOLLOUT | EPOLLRDHUP)) {
 		tcp_rst(c, conn);
@@ -1114,6 +1138,56 @@ static void tcp_connected(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_ack_advance() - the guest acknowledged new data: drop it, reset timers
+ * @c:		execution context
+ * @conn:	connection
+ * @ack:	acknowledged sequence number
+ * @acked:	bytes of socket data it acknowledges (without our FIN)
+ *
+ * Return: 0, or -1 if dropping the data failed and reset the connection
+ */
+static int tcp_ack_advance(struct ctx *c, struct tcp_conn *conn, uint32_t ack,
+			   uint32_t acked)
+{
+	conn->discard += acked;
+	if (!tcp_peek_off_ok && tcp_discard_acked(c, conn))
+		return -1;
+	conn->bytes_to_tap += acked;
+	conn->seq_ack_from_tap = ack;
+	conn->dup_acks = 0;
+	conn->retries = 0;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	if (conn->seq_to_tap == conn->seq_ack_from_tap)
+		conn->rto_at = 0;
+	else
+		tcp_rto_arm(c, conn);
+	return 0;
+}
+
+/**
+ * tcp_dup_ack() - count a duplicate ACK, fast retransmit on the third
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * One fast retransmit until an ACK moves (RFC 6582, 3.2): we resend the
+ * whole flight, and each segment of the old one still draws a duplicate.
+ * Rewinding on those again, three at a time, went on for as long as the
+ * transfer lasted, the guest's tap queue full of its duplicates and its
+ * real ACKs lost among them.
+ *
+ * Return: true if this one rewound the flight
+ */
+static bool tcp_dup_ack(struct ctx *c, struct tcp_conn *conn)
+{
+	if (conn->dup_acks >= TCP_DUP_ACK_THRESH ||
+	    ++conn->dup_acks != TCP_DUP_ACK_THRESH)
+		return false;
+	tcp_rewind(c, conn);
+	conn->dup_acks = TCP_DUP_ACK_THRESH;
+	return true;
+}
+
+/**
  * tcp_ack_from_tap() - process the guest's ACK and window
  * @c:		execution context
  * @conn:	connection
@@ -1144,29 +1218,9 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 			tcp_close_set(conn, TCP_TAP_FIN_ACKED);
 			acked--;	/* the FIN is not socket data */
 		}
-		conn->discard += acked;
-		if (!tcp_peek_off_ok && tcp_discard_acked(c, conn))
+		if (tcp_ack_advance(c, conn, seg->ack, acked))
 			return;
-		conn->bytes_to_tap += acked;
-		conn->seq_ack_from_tap = seg->ack;
-		conn->dup_acks = 0;
-		conn->retries = 0;
-		conn->rto_ms = TCP_RTO_INIT_MS;
-		if (conn->seq_to_tap == conn->seq_ack_from_tap)
-			conn->rto_at = 0;
-		else
-			tcp_rto_arm(c, conn);
-	} else if (dup && conn->dup_acks < TCP_DUP_ACK_THRESH &&
-		   ++conn->dup_acks == TCP_DUP_ACK_THRESH) {
-		/* One fast retransmit until an ACK moves (RFC 6582, 3.2): we
-		 * resend the whole flight, and each segment of the old one
-		 * still draws a duplicate. Rewinding on those again, three
-		 * at a time, went on for as long as the transfer lasted, the
-		 * guest's tap queue full of its duplicates and its real ACKs
-		 * lost among them.
-		 */
-		tcp_rewind(c, conn);
-		conn->dup_acks = TCP_DUP_ACK_THRESH;
+	} else if (dup && tcp_dup_ack(c, conn)) {
 		return;
 	} else if (!wnd && conn->seq_to_tap == conn->seq_ack_from_tap) {
 		/* It answers our zero window probes: it is alive, and may
@@ -1180,9 +1234,8 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	 * burst of ACKs needs one discard and one look at the socket, at the
 	 * end of the batch: on downloads, 85 ACKs came in one batch.
 	 */
-	if (acked || wnd != old_wnd) {
+	if (acked || wnd != old_wnd)
 		tcp_touch(c, conn, TCP_DATA_DUE);
-	}
 }
 
 /**
