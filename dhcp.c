@@ -50,6 +50,7 @@
 
 #include "dhcp.h"
 #include "dns.h"
+#include "ip.h"
 #include "log.h"
 #include "passt.h"
 #include "resolv.h"
@@ -627,6 +628,10 @@ void dhcp_input(struct ctx *c, struct pkt_view v)
 	/* The guest takes the address now: inbound flows go there, even
 	 * before it sends anything from it (a new one, after follow.c)
 	 */
-	if (d.type == DHCPACK && d.lease)
-		c->addr4_seen = c->addr4;
+	if (d.type == DHCPACK && d.lease) {
+		union inany_addr a;
+
+		inany_from_v4(&a, c->addr4);
+		ip_guest_seen(&a);
+	}
 }

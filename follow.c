@@ -198,7 +198,7 @@ static void follow_guest_put(struct ctx *c, int family,
 		if (!c->addr4_set) {
 			c->addr4 = *inany_v4(&g->addr);
 			if (follow_sets_ns(c))
-				c->addr4_seen = c->addr4;
+				ip_guest_assign(&g->addr);
 		}
 		if (!c->prefix4_set)
 			c->prefix4 = g->prefix;
@@ -212,7 +212,7 @@ static void follow_guest_put(struct ctx *c, int family,
 		c->addr6 = g->addr.a6;
 		c->prefix6 = g->prefix;
 		if (follow_sets_ns(c))
-			c->addr6_seen = c->addr6;
+			ip_guest_assign(&g->addr);
 	}
 	if (!c->gw6_set)
 		c->gw6 = g->gw.a6;

@@ -136,7 +136,7 @@ static void input_ip(struct ctx *c, struct pkt_view v, bool v6)
 		pkt_drop(ret);
 		return;
 	}
-	ip_guest_seen(c, &l3.src);
+	ip_guest_seen(&l3.src);
 	input_l4(c, &l3, l4, v6 ? DROP_IP6_PROTO : DROP_IP4_PROTO);
 }
 
@@ -158,11 +158,8 @@ void input_frame(struct ctx *c, const uint8_t *frame, size_t len)
 		pkt_drop(DROP_ETH_SHORT);
 		return;
 	}
-	if (!(eh->h_source[0] & 1) &&
-	    memcmp(c->mac_guest, eh->h_source, ETH_ADDR_LEN)) {
-		memcpy(c->mac_guest, eh->h_source, ETH_ADDR_LEN);
-		c->mac_guest_known = true;
-	}
+	if (!(eh->h_source[0] & 1))
+		link_guest_mac_seen(eh->h_source);
 
 	switch (ntohs(eh->h_proto)) {
 	case ETH_P_ARP:

@@ -62,6 +62,17 @@ static_assert(FRAME_L4_OFF % 8 == 0, "L4 headers are 8-byte aligned");
 static_assert((FRAME_L4_OFF - sizeof(struct iphdr)) % 4 == 0,
 	      "IPv4 headers are 4-byte aligned");
 
+/* The guest's own addresses as it uses them (ip_guest_seen()), which may
+ * differ from the ones we gave it: passt's guest may make one by SLAAC, or
+ * keep an old lease. Inbound flows go there, and they pass for the guest's.
+ * Owner: ip.c; learnt at run time only.
+ */
+static struct {
+	struct in_addr addr4;
+	struct in6_addr addr6;
+	struct in6_addr addr6_ll;
+} ip_guest;
+
 /**
  * ip_family_on() - is this family served?
  * @c:		execution context
@@ -75,23 +86,59 @@ bool ip_family_on(const struct ctx *c, int family)
 }
 
 /**
- * ip_guest_seen() - remember the guest's own source address
- * @c:		execution context
- * @src:	source address of a checked packet from the guest
+ * ip_guest_seen() - the guest uses this address of its own
+ * @a:		source address of a checked packet from the guest, or one it
+ *		takes now (a DHCP lease, an address it probes for, ours)
  */
-void ip_guest_seen(struct ctx *c, const union inany_addr *src)
+void ip_guest_seen(const union inany_addr *a)
 {
-	const struct in_addr *v4 = inany_v4(src);
+	const struct in_addr *v4 = inany_v4(a);
 
-	if (inany_is_unspecified(src) || inany_is_multicast(src) ||
-	    inany_is_loopback(src))
+	if (inany_is_unspecified(a) || inany_is_multicast(a) ||
+	    inany_is_loopback(a))
 		return;
 	if (v4)
-		c->addr4_seen = *v4;
-	else if (inany_is_linklocal6(src))
-		c->addr6_ll_seen = src->a6;
+		ip_guest.addr4 = *v4;
+	else if (inany_is_linklocal6(a))
+		ip_guest.addr6_ll = a->a6;
 	else
-		c->addr6_seen = src->a6;
+		ip_guest.addr6 = a->a6;
+}
+
+/**
+ * ip_guest_assign() - we gave the guest this address: it uses it from now
+ * @a:		IPv4 or global IPv6 address, unspecified if none
+ *
+ * For pasta's namespace, whose addresses we set: what it used before in
+ * that family is forgotten.
+ */
+void ip_guest_assign(const union inany_addr *a)
+{
+	const struct in_addr *v4 = inany_v4(a);
+
+	if (v4)
+		ip_guest.addr4 = *v4;
+	else
+		ip_guest.addr6 = a->a6;
+}
+
+/**
+ * ip_guest_uses() - is this one of the guest's own addresses as it uses them?
+ * @a:		address
+ *
+ * Return: true if the guest last sent from it (or took it): not counting
+ *	   the addresses we gave it
+ */
+bool ip_guest_uses(const union inany_addr *a)
+{
+	const struct in_addr *v4 = inany_v4(a);
+
+	if (inany_is_unspecified(a))
+		return false;
+	if (v4)
+		return v4->s_addr == ip_guest.addr4.s_addr;
+	return IN6_ARE_ADDR_EQUAL(&a->a6, &ip_guest.addr6) ||
+	       IN6_ARE_ADDR_EQUAL(&a->a6, &ip_guest.addr6_ll);
 }
 
 /**
@@ -339,21 +386,19 @@ int ip6_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
 
 /**
  * ip_eth_dst() - destination MAC address for a packet to the guest
- * @c:		execution context
  * @dst:	destination address
  * @mac:	MAC address, set
  *
  * IPv6 multicast maps onto 33:33 and the low 32 bits (RFC 2464, 7).
  */
-static void ip_eth_dst(const struct ctx *c, const union inany_addr *dst,
-		       uint8_t *mac)
+static void ip_eth_dst(const union inany_addr *dst, uint8_t *mac)
 {
 	if (!inany_is_v4(dst) && inany_is_multicast(dst)) {
 		mac[0] = mac[1] = 0x33;
 		memcpy(mac + 2, &dst->a6.s6_addr[12], 4);
 		return;
 	}
-	memcpy(mac, c->mac_guest, ETH_ADDR_LEN);
+	memcpy(mac, link_guest_mac(), ETH_ADDR_LEN);
 }
 
 /**
@@ -465,7 +510,7 @@ struct link_frame ip_frame_gso(const struct ctx *c, uint8_t *buf,
 	};
 
 	assert(!s4 == !d4);
-	ip_eth_dst(c, dst, eh->h_dest);
+	ip_eth_dst(dst, eh->h_dest);
 	memcpy(eh->h_source, c->mac_ours, ETH_ADDR_LEN);
 
 	if (s4) {
@@ -698,8 +743,8 @@ static bool ip_is_guest(const struct ctx *c, const union inany_addr *a)
 {
 	if (inany_is_v4(a))
 		return inany_equals4(a, c->addr4) ||
-		       inany_equals4(a, c->addr4_seen);
-	return inany_equals6(a, &c->addr6) || inany_equals6(a, &c->addr6_seen);
+		       inany_equals4(a, ip_guest.addr4);
+	return inany_equals6(a, &c->addr6) || inany_equals6(a, &ip_guest.addr6);
 }
 
 /**
@@ -740,16 +785,16 @@ bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a)
 	if (!ip_family_on(c, family))
 		return false;
 	if (family == AF_INET) {
-		inany_from_v4(a, c->addr4_seen.s_addr ? c->addr4_seen :
-							  c->addr4);
+		inany_from_v4(a, ip_guest.addr4.s_addr ? ip_guest.addr4 :
+							 c->addr4);
 		return !inany_is_unspecified(a);
 	}
-	if (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6_seen))
-		a->a6 = c->addr6_seen;
+	if (!IN6_IS_ADDR_UNSPECIFIED(&ip_guest.addr6))
+		a->a6 = ip_guest.addr6;
 	else if (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6))
 		a->a6 = c->addr6;
 	else
-		a->a6 = c->addr6_ll_seen;
+		a->a6 = ip_guest.addr6_ll;
 	return !IN6_IS_ADDR_UNSPECIFIED(&a->a6);
 }
 

@@ -54,7 +54,9 @@ int ip6_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
 int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
 		 struct pkt_view l4);
 bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4);
-void ip_guest_seen(struct ctx *c, const union inany_addr *src);
+void ip_guest_seen(const union inany_addr *a);
+void ip_guest_assign(const union inany_addr *a);
+bool ip_guest_uses(const union inany_addr *a);
 struct link_frame ip_frame_gso(const struct ctx *c, uint8_t *buf,
 			       const union inany_addr *src,
 			       const union inany_addr *dst, uint8_t proto,

@@ -46,6 +46,11 @@ static struct link_caps link_caps_set;
 static bool link_lost;		/* until link_guest_detach() */
 static bool link_rx_more;	/* the last recv() filled every slot */
 
+/* The guest's MAC address, from the frames it sends: where ours go */
+static uint8_t link_mac_guest[ETH_ADDR_LEN] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+};
+
 static uint64_t link_frames_in, link_frames_out, link_send_errors;
 static uint64_t link_wakeups;
 
@@ -160,6 +165,25 @@ void link_send_raw(struct ctx *c, const uint8_t *eth, size_t len)
 }
 
 /**
+ * link_guest_mac_seen() - the guest sends from this (unicast) MAC address
+ * @mac:	MAC address
+ */
+void link_guest_mac_seen(const uint8_t *mac)
+{
+	memcpy(link_mac_guest, mac, ETH_ADDR_LEN);
+}
+
+/**
+ * link_guest_mac() - the guest's MAC address, where our frames go
+ *
+ * Return: the last one it sent from, broadcast until then
+ */
+const uint8_t *link_guest_mac(void)
+{
+	return link_mac_guest;
+}
+
+/**
  * link_guest_gone() - the guest went away: stop, let the batch end go
  */
 void link_guest_gone(void)
@@ -188,8 +212,7 @@ bool link_guest_lost(void)
 void link_guest_detach(struct ctx *c)
 {
 	link_lost = link_rx_more = false;
-	c->mac_guest_known = false;
-	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
+	memset(link_mac_guest, 0xff, ETH_ADDR_LEN);
 	if (link_backend->detach)
 		link_backend->detach(c);
 }

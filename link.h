@@ -87,6 +87,8 @@ unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
 		       unsigned int max);
 void link_send(struct ctx *c, const struct link_frame *f, unsigned int n);
 void link_send_raw(struct ctx *c, const uint8_t *eth, size_t len);
+void link_guest_mac_seen(const uint8_t *mac);
+const uint8_t *link_guest_mac(void);
 void link_guest_gone(void);
 bool link_guest_lost(void);
 void link_guest_detach(struct ctx *c);

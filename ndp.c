@@ -304,8 +304,7 @@ static bool ndp_stand_in(const struct ctx *c, const struct l3_info *l3,
 		return false;
 	return !IN6_ARE_ADDR_EQUAL(target, &l3->src.a6) &&
 	       !IN6_ARE_ADDR_EQUAL(target, &c->addr6) &&
-	       !IN6_ARE_ADDR_EQUAL(target, &c->addr6_seen) &&
-	       !IN6_ARE_ADDR_EQUAL(target, &c->addr6_ll_seen);
+	       !ip_guest_uses(&(union inany_addr){ .a6 = *target });
 }
 
 /**
@@ -673,16 +672,15 @@ static void ndp_ra_send(struct ctx *c)
  * it sends anything from it: inbound flows reach it. Only a link-local
  * address, or one in the prefix we advertise, and never ours.
  */
-static void ndp_dad_seen(struct ctx *c, const struct in6_addr *target)
+static void ndp_dad_seen(const struct ctx *c, const struct in6_addr *target)
 {
 	if (IN6_ARE_ADDR_EQUAL(target, &c->gw6) ||
 	    IN6_ARE_ADDR_EQUAL(target, &c->ll6_ours))
 		return;
-	if (IN6_IS_ADDR_LINKLOCAL(target))
-		c->addr6_ll_seen = *target;
-	else if (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
-		 ndp_same_prefix(target, &c->addr6, c->prefix6))
-		c->addr6_seen = *target;
+	if (IN6_IS_ADDR_LINKLOCAL(target) ||
+	    (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
+	     ndp_same_prefix(target, &c->addr6, c->prefix6)))
+		ip_guest_seen(&(union inany_addr){ .a6 = *target });
 }
 
 /**

@@ -321,7 +321,6 @@ static void ctx_defaults(struct ctx *c, char *argv0)
 	c->fwd_udp_ns = &fwd_udp_ns;
 	fwd_tcp_ns.in_ns = fwd_udp_ns.in_ns = true;
 	memcpy(c->mac_ours, mac_ours, ETH_ADDR_LEN);
-	memset(c->mac_guest, 0xff, ETH_ADDR_LEN);
 }
 
 /**

@@ -101,14 +101,11 @@ struct ctx {
 	struct in_addr addr4;		/* guest address */
 	int prefix4;
 	struct in_addr gw4;		/* address the guest sees as gateway */
-	struct in_addr addr4_seen;	/* guest's last source address */
 	bool addr4_set, prefix4_set, gw4_set;
 	struct in6_addr addr6;		/* guest's global address */
 	int prefix6;
 	struct in6_addr gw6;		/* gateway as the guest sees it */
 	struct in6_addr ll6_ours;	/* our link-local: NDP, RA, DHCPv6 */
-	struct in6_addr addr6_seen;	/* guest's last global source */
-	struct in6_addr addr6_ll_seen;	/* guest's link-local address */
 	bool addr6_set, gw6_set;
 	bool no_map_gw;			/* gateway is not the host's loopback */
 	/* Per family, [INANY_V4] and [INANY_V6]; unspecified: not set */
@@ -130,11 +127,9 @@ struct ctx {
 	bool no_tcp, no_udp, no_icmp;
 	bool freebind;
 	int mtu;
-	uint8_t mac_guest[ETH_ADDR_LEN];
 	uint8_t ns_mac[ETH_ADDR_LEN];	/* --ns-mac-addr */
 	bool ns_mac_set;
 	uint8_t mac_ours[ETH_ADDR_LEN];
-	bool mac_guest_known;
 
 	/* NDP, DHCPv6 */
 	bool no_ndp;

@@ -40,9 +40,10 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "ip.h"
 #include "follow.h"
 #include "fwd.h"
+#include "ip.h"
+#include "link.h"
 #include "log.h"
 #include "netlink.h"
 #include "passt.h"
@@ -197,8 +198,7 @@ static int pasta_open_in_ns(void *arg)
 		close(fd);
 		return ret;
 	}
-	memcpy(c->mac_guest, ifr.ifr_hwaddr.sa_data, ETH_ADDR_LEN);
-	c->mac_guest_known = true;
+	link_guest_mac_seen((const uint8_t *)ifr.ifr_hwaddr.sa_data);
 	c->fd_tap = fd;
 	c->tap_vnet_hdr = true;
 	pasta_tap_offload(c, fd);

@@ -21,6 +21,8 @@
 
 #include "../checksum.h"
 #include "../dhcp.h"
+#include "../ip.h"
+#include "../link.h"
 #include "../log.h"
 #include "../passt.h"
 #include "../pkt.h"
@@ -253,8 +255,11 @@ static void test_fqdn(void)
 
 static void test_request(void)
 {
+	union inany_addr a;
+
 	/* SELECTING: server identifier and requested address */
-	c.addr4_seen.s_addr = 0;
+	inany_from_v4(&a, (struct in_addr){ 0 });
+	ip_guest_assign(&a);	/* forget any address it used */
 	req_start(0x55, NULL, 1);
 	req_type(3);
 	req_addr_opt(54, "203.0.113.2");
@@ -267,7 +272,8 @@ static void test_request(void)
 	   "REQUEST (selecting): ACK with the lease");
 	ok(rep.flags == 0x8000 && addr4_is(rep.f.dst4, "255.255.255.255"),
 	   "ACK: broadcast flag echoed, sent to 255.255.255.255");
-	ok(c.addr4_seen.s_addr == c.addr4.s_addr,
+	inany_from_v4(&a, c.addr4);
+	ok(ip_guest_uses(&a),
 	   "ACK with a lease: inbound flows go to the leased address");
 
 	/* SELECTING another server's offer: not for us */
@@ -667,7 +673,7 @@ int main(void)
 	inany_from_v4(&c.map_host_lo[INANY_V4], c.gw4);
 	c.prefix4 = 24;
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
-	memcpy(c.mac_guest, guest_mac, 6);
+	link_guest_mac_seen(guest_mac);
 	c.dns4_n = 2;
 	inet_pton(AF_INET, "192.0.2.53", &c.dns4[0]);
 	inet_pton(AF_INET, "127.0.0.1", &c.dns4[1]);

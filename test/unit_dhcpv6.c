@@ -24,6 +24,7 @@
 #include "../dhcpv6.h"
 #include "../inany.h"
 #include "../ip.h"
+#include "../link.h"
 #include "../log.h"
 #include "../passt.h"
 #include "../pkt.h"
@@ -1059,8 +1060,7 @@ int main(void)
 	tap_peer_open(&c);
 	c.mtu = 65520;
 	memcpy(c.mac_ours, our_mac, 6);
-	memcpy(c.mac_guest, guest_mac, 6);
-	c.mac_guest_known = true;
+	link_guest_mac_seen(guest_mac);
 	inet_pton(AF_INET6, GUEST_ADDR, &c.addr6);
 	c.prefix6 = 64;
 	inet_pton(AF_INET6, "2001:db8::1", &c.gw6);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../ip.h"
+#include "../link.h"
 #include "../log.h"
 #include "../ndp.h"
 #include "../passt.h"
@@ -445,12 +446,12 @@ static void test_ns(void)
 	m_send("fe80::ff:fe00:1", "ff02::1:ff00:1");
 	ok(no_reply(), "NS for the guest's address: no reply");
 
-	c.addr6_seen = a6("2001:db8::99");
+	ip_guest_seen(&(union inany_addr){ .a6 = a6("2001:db8::99") });
 	m_start(NS, 24);
 	m_addr(8, "2001:db8::99");
 	m_send("fe80::ff:fe00:1", "ff02::1:ff00:99");
 	ok(no_reply(), "NS for the guest's last seen source: no reply");
-	c.addr6_seen = in6addr_any;
+	ip_guest_assign(&(union inany_addr){ .a6 = in6addr_any });
 
 	m_start(NS, 24);
 	m_addr(8, "fe80::ff:fe00:1");
@@ -471,20 +472,20 @@ static void test_ns(void)
 	m_addr(8, "2001:db8::2");
 	m_send("::", "ff02::1:ff00:2");
 	ok(no_reply(), "DAD probe for the gateway's address: no reply");
-	ok(!IN6_ARE_ADDR_EQUAL(&c.addr6_seen, &c.gw6),
+	ok(!ip_guest_uses(&(union inany_addr){ .a6 = c.gw6 }),
 	   "... and the gateway's address isn't taken as the guest's");
 
 	m_start(NS, 24);
 	m_addr(8, "2001:db8::beef");
 	m_send("::", "ff02::1:ff00:beef");
 	want = a6("2001:db8::beef");
-	ok(no_reply() && IN6_ARE_ADDR_EQUAL(&c.addr6_seen, &want),
+	ok(no_reply() && ip_guest_uses(&(union inany_addr){ .a6 = want }),
 	   "DAD probe for a new address in the prefix: inbound flows go there");
 	m_start(NS, 24);
 	m_addr(8, "2001:db8:77::1");
 	m_send("::", "ff02::1:ff00:1");
 	want = a6("2001:db8:77::1");
-	ok(no_reply() && !IN6_ARE_ADDR_EQUAL(&c.addr6_seen, &want),
+	ok(no_reply() && !ip_guest_uses(&(union inany_addr){ .a6 = want }),
 	   "DAD probe for an address outside the prefix: not taken");
 
 	ok(pkt_drops[NDP_DROP] == drops, "none of these counted as a drop");
@@ -930,9 +931,9 @@ int main(void)
 	c.gw6 = a6("2001:db8::2");
 	c.map_host_lo[INANY_V6].a6 = c.gw6;	/* as conf() sets it */
 	c.ll6_ours = a6("fe80::1");
-	c.addr6_ll_seen = a6("fe80::ff:fe00:1");
+	ip_guest_seen(&(union inany_addr){ .a6 = a6("fe80::ff:fe00:1") });
 	memcpy(c.mac_ours, our_mac, 6);
-	memcpy(c.mac_guest, guest_mac, 6);
+	link_guest_mac_seen(guest_mac);
 	c.dns6_n = 3;
 	c.dns6[0] = a6("2001:db8::53");
 	c.dns6[1] = a6("::1");
