@@ -68,21 +68,6 @@ static_assert(sizeof(union epoll_ref) == sizeof(uint64_t),
 	      "epoll_ref must fit in epoll_event.data");
 
 /**
- * struct dns_upstream - a resolver of the host, where --dns-forward goes
- * @addr:		its address
- * @pending_since:	when a query went to it that no answer followed
- *			yet (ms), 0 if none
- * @failed_until:	skipped until then (ms): it didn't answer in time
- * @down_logged:	its failure was logged at info level already
- */
-struct dns_upstream {
-	union inany_addr addr;
-	int64_t pending_since;
-	int64_t failed_until;
-	bool down_logged;
-};
-
-/**
  * struct ctx - configuration and run-time state of the daemon
  */
 struct ctx {
@@ -117,12 +102,6 @@ struct ctx {
 	union inany_addr map_guest[INANY_FAMILIES];	/* to host's address */
 	union inany_addr dns_match[INANY_FAMILIES];	/* --dns-forward */
 	union inany_addr dns_host;	/* --dns-host, unspecified if not given */
-	/* where --dns-forward queries go, in order: --dns-host, or else the
-	 * name servers of resolv.conf (resolv.c)
-	 */
-	struct dns_upstream dns_up[DNS_UP_MAX];
-	int dns_up_n;
-	uint32_t dns_up_gen;		/* changes with the list */
 	union inany_addr outbound[INANY_FAMILIES];	/* -o: bind to */
 	char outbound_if[INANY_FAMILIES][IFNAMSIZ];	/* --outbound-if4/6 */
 	char host_ifname[IFNAMSIZ];	/* -i: host interface to copy */
@@ -154,12 +133,9 @@ struct ctx {
 	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */
 	int dns_search_n;
 
-	/* What resolv.conf feeds, and keeps feeding as it changes (resolv.c) */
-	bool no_follow_host;		/* --no-follow-host: read it once, and
-					 * the host's addresses and routes */
-	bool resolv_dns;		/* dns4, dns6: no -D, no --dns-forward */
-	bool resolv_search;		/* dns_search: no -S */
-	bool resolv_up;			/* dns_up: no --dns-host */
+	bool no_follow_host;		/* --no-follow-host: read resolv.conf
+					 * once, and the host's addresses and
+					 * routes */
 
 	char hostname[HOST_NAME_MAX + 1];	/* -H */
 	char fqdn[DNS_NAME_MAX + 1];		/* --fqdn */

@@ -4,9 +4,10 @@
  * Theory of operation: /etc/resolv.conf gives what -D, -S and --dns-host
  * don't: the name servers and search list DHCP, DHCPv6 and RAs hand out
  * (c->dns4, c->dns6, c->dns_search), and the resolvers --dns-forward sends
- * queries to (c->dns_up, the first DNS_UP_MAX "nameserver" lines, as the
+ * queries to (resolv_s.up, the first DNS_UP_MAX "nameserver" lines, as the
  * C library takes them). What the user gave stays fixed; the rest follows
- * the file (c->resolv_dns, c->resolv_search, c->resolv_up say which).
+ * the file (resolv_s.follow_* say which). The upstream list and its
+ * bookkeeping are ours alone: others read them through resolv_up_*().
  *
  * The file is usually replaced, not rewritten (a rename over it), or is a
  * symbolic link into /run, so resolv_watch() watches with inotify the
@@ -55,6 +56,43 @@
 #define RESOLV_UP_TIMEOUT_MS	(RESOLV_UP_TIMEOUT_S * MS_PER_S)
 #define RESOLV_UP_FAILED_S	30
 #define RESOLV_UP_FAILED_MS	(RESOLV_UP_FAILED_S * MS_PER_S)
+
+/**
+ * struct resolv_upstream - a resolver of the host, where --dns-forward goes
+ * @addr:		its address
+ * @pending_since:	when a query went to it that no answer followed
+ *			yet (ms), 0 if none
+ * @failed_until:	skipped until then (ms): it didn't answer in time
+ * @down_logged:	its failure was logged at info level already
+ */
+struct resolv_upstream {
+	union inany_addr addr;
+	int64_t pending_since;
+	int64_t failed_until;
+	bool down_logged;
+};
+
+/**
+ * struct resolv_state - the resolvers we use now: set at start-up from the
+ * options, or resolv.conf where they give none, changed only here
+ * @up:			where --dns-forward queries go, in order: --dns-host,
+ *			or else the name servers of resolv.conf
+ * @up_n:		how many
+ * @up_gen:		changes with the list: an index into an older one
+ *			means nothing (udp.c)
+ * @follow_dns:		c->dns4, c->dns6 follow resolv.conf: no -D, no
+ *			--dns-forward, name servers handed out
+ * @follow_search:	c->dns_search follows it: no -S, handed out
+ * @follow_up:		@up follows it: no --dns-host
+ */
+static struct resolv_state {
+	struct resolv_upstream up[DNS_UP_MAX];
+	int up_n;
+	uint32_t up_gen;
+	bool follow_dns;
+	bool follow_search;
+	bool follow_up;
+} resolv_s;
 
 /**
  * struct resolv_conf - what one reading of resolv.conf gives
@@ -252,6 +290,17 @@ static void resolv_parse(const struct ctx *c, int fd, struct resolv_conf *r)
 }
 
 /**
+ * resolv_following() - does anything we use follow resolv.conf?
+ *
+ * Return: true unless the options gave it all
+ */
+static bool resolv_following(void)
+{
+	return resolv_s.follow_dns || resolv_s.follow_search ||
+	       resolv_s.follow_up;
+}
+
+/**
  * resolv_apply() - take what follows resolv.conf from a reading
  * @c:		execution context
  * @r:		the reading
@@ -260,22 +309,22 @@ static void resolv_apply(struct ctx *c, const struct resolv_conf *r)
 {
 	int i;
 
-	if (c->resolv_dns) {
+	if (resolv_s.follow_dns) {
 		memcpy(c->dns4, r->dns4, sizeof(c->dns4));
 		c->dns4_n = r->dns4_n;
 		memcpy(c->dns6, r->dns6, sizeof(c->dns6));
 		c->dns6_n = r->dns6_n;
 	}
-	if (c->resolv_search) {
+	if (resolv_s.follow_search) {
 		memcpy(c->dns_search, r->search, sizeof(c->dns_search));
 		c->dns_search_n = r->search_n;
 	}
-	if (c->resolv_up) {
-		memset(c->dns_up, 0, sizeof(c->dns_up));
+	if (resolv_s.follow_up) {
+		memset(resolv_s.up, 0, sizeof(resolv_s.up));
 		for (i = 0; i < r->up_n; i++)
-			c->dns_up[i].addr = r->up[i];
-		c->dns_up_n = r->up_n;
-		c->dns_up_gen++;	/* flows to the old ones: see udp.c */
+			resolv_s.up[i].addr = r->up[i];
+		resolv_s.up_n = r->up_n;
+		resolv_s.up_gen++;	/* flows to the old ones: see udp.c */
 	}
 	resolv_w.last = *r;
 }
@@ -287,23 +336,24 @@ static void resolv_apply(struct ctx *c, const struct resolv_conf *r)
  *
  * Sets what follows the file: c->dns4 and c->dns6 if both are empty and
  * handed out (not -D none, --no-dhcp-dns, pasta without --dhcp-dns),
- * c->dns_search if empty and handed out likewise,
- * c->dns_up unless --dns-host, which is then the one resolver. A missing
- * file is not an error: nothing is set.
+ * c->dns_search if empty and handed out likewise, the upstream list
+ * unless --dns-host, which is then the one resolver. A missing file is not
+ * an error: nothing is set.
  */
 void resolv_conf_file(struct ctx *c, const char *path)
 {
 	struct resolv_conf r;
 	int fd;
 
-	c->resolv_dns = !c->dns4_n && !c->dns6_n && !c->no_dhcp_dns;
-	c->resolv_search = !c->dns_search_n && !c->no_dhcp_search;
-	c->resolv_up = !inany_is_set(&c->dns_host);
-	if (!c->resolv_up) {
-		c->dns_up[0].addr = c->dns_host;
-		c->dns_up_n = 1;
+	memset(&resolv_s, 0, sizeof(resolv_s));
+	resolv_s.follow_dns = !c->dns4_n && !c->dns6_n && !c->no_dhcp_dns;
+	resolv_s.follow_search = !c->dns_search_n && !c->no_dhcp_search;
+	resolv_s.follow_up = !inany_is_set(&c->dns_host);
+	if (!resolv_s.follow_up) {
+		resolv_s.up[0].addr = c->dns_host;
+		resolv_s.up_n = 1;
 	}
-	if (!c->resolv_dns && !c->resolv_search && !c->resolv_up)
+	if (!resolv_following())
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -315,7 +365,7 @@ void resolv_conf_file(struct ctx *c, const char *path)
 	resolv_apply(c, &r);
 	debug("DNS: %d IPv4 and %d IPv6 name servers, %d search domains, "
 	      "%d resolvers after %s", c->dns4_n, c->dns6_n, c->dns_search_n,
-	      c->dns_up_n, path);
+	      resolv_s.up_n, path);
 }
 
 /**
@@ -367,8 +417,7 @@ static void resolv_watch_target(void)
  */
 void resolv_watch(struct ctx *c)
 {
-	if (c->no_follow_host ||
-	    (!c->resolv_dns && !c->resolv_search && !c->resolv_up))
+	if (c->no_follow_host || !resolv_following())
 		return;
 	resolv_w.dir = open(RESOLV_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	resolv_w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -470,26 +519,25 @@ static const char *resolv_search_str(const struct resolv_conf *r, char *buf,
 
 /**
  * resolv_changed() - does a reading change what we use?
- * @c:		execution context
  * @r:		new reading
  *
  * Return: true if name servers or search list differ where they follow
  */
-static bool resolv_changed(const struct ctx *c, const struct resolv_conf *r)
+static bool resolv_changed(const struct resolv_conf *r)
 {
 	const struct resolv_conf *o = &resolv_w.last;
 	int i;
 
-	if ((c->resolv_up || c->resolv_dns) &&
+	if ((resolv_s.follow_up || resolv_s.follow_dns) &&
 	    (r->up_n != o->up_n || memcmp(r->up, o->up, sizeof(r->up))))
 		return true;
-	if (c->resolv_dns &&
+	if (resolv_s.follow_dns &&
 	    (r->dns4_n != o->dns4_n || r->dns6_n != o->dns6_n ||
 	     memcmp(r->dns4, o->dns4, sizeof(r->dns4)) ||
 	     memcmp(r->dns6, o->dns6, sizeof(r->dns6))))
 		return true;
-	if (!c->resolv_search || r->search_n != o->search_n)
-		return c->resolv_search;
+	if (!resolv_s.follow_search || r->search_n != o->search_n)
+		return resolv_s.follow_search;
 	for (i = 0; i < r->search_n; i++)
 		if (strcmp(r->search[i], o->search[i]))
 			return true;
@@ -517,7 +565,7 @@ static void resolv_reread(struct ctx *c)
 		      RESOLV_PATH);
 		return;
 	}
-	if (!resolv_changed(c, &r))
+	if (!resolv_changed(&r))
 		return;
 	info("DNS: %s changed: name servers %s (were %s), search %s (was %s)",
 	     RESOLV_PATH, resolv_list_str(&r, ns_new, sizeof(ns_new)),
@@ -565,46 +613,66 @@ void resolv_handler(struct ctx *c)
  * resolv_up_pick() - the resolver a --dns-forward query goes to now
  * @c:		execution context
  *
- * Return: index in c->dns_up: the first not marked as failed, or, if all
- *	   are, the first to come back; -1 if there is none
+ * Return: index in the upstream list: the first not marked as failed, or,
+ *	   if all are, the first to come back; -1 if there is none
  */
 int resolv_up_pick(const struct ctx *c)
 {
+	const struct resolv_upstream *up = resolv_s.up;
 	int i, best = -1;
 
-	for (i = 0; i < c->dns_up_n; i++) {
-		if (c->dns_up[i].failed_until <= c->now)
+	for (i = 0; i < resolv_s.up_n; i++) {
+		if (up[i].failed_until <= c->now)
 			return i;
-		if (best < 0 ||
-		    c->dns_up[i].failed_until < c->dns_up[best].failed_until)
+		if (best < 0 || up[i].failed_until < up[best].failed_until)
 			best = i;
 	}
 	return best;
 }
 
 /**
+ * resolv_up_addr() - address of a resolver in the upstream list
+ * @i:		its index, from resolv_up_pick() of the current generation
+ *
+ * Return: the address
+ */
+const union inany_addr *resolv_up_addr(int i)
+{
+	return &resolv_s.up[i].addr;
+}
+
+/**
+ * resolv_up_gen() - generation of the upstream list
+ *
+ * Return: a number that changes whenever resolv.conf changes the list
+ */
+uint32_t resolv_up_gen(void)
+{
+	return resolv_s.up_gen;
+}
+
+/**
  * resolv_up_sent() - a query went to a resolver: it should answer in time
  * @c:		execution context
- * @i:		its index in c->dns_up
+ * @i:		its index in the upstream list
  */
-void resolv_up_sent(struct ctx *c, int i)
+void resolv_up_sent(const struct ctx *c, int i)
 {
-	if (i < c->dns_up_n && !c->dns_up[i].pending_since)
-		c->dns_up[i].pending_since = c->now;
+	if (i < resolv_s.up_n && !resolv_s.up[i].pending_since)
+		resolv_s.up[i].pending_since = c->now;
 }
 
 /**
  * resolv_up_answered() - a resolver answered: it's there
- * @c:		execution context
- * @i:		its index in c->dns_up
+ * @i:		its index in the upstream list
  */
-void resolv_up_answered(struct ctx *c, int i)
+void resolv_up_answered(int i)
 {
-	if (i >= c->dns_up_n)
+	if (i >= resolv_s.up_n)
 		return;
-	c->dns_up[i].pending_since = 0;
-	c->dns_up[i].failed_until = 0;
-	c->dns_up[i].down_logged = false;
+	resolv_s.up[i].pending_since = 0;
+	resolv_s.up[i].failed_until = 0;
+	resolv_s.up[i].down_logged = false;
 }
 
 /**
@@ -613,13 +681,13 @@ void resolv_up_answered(struct ctx *c, int i)
  *
  * Runs at least once a second (passt.c, loop_timeout()).
  */
-void resolv_timer(struct ctx *c)
+void resolv_timer(const struct ctx *c)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	int i, next;
 
-	for (i = 0; i < c->dns_up_n; i++) {
-		struct dns_upstream *u = &c->dns_up[i];
+	for (i = 0; i < resolv_s.up_n; i++) {
+		struct resolv_upstream *u = &resolv_s.up[i];
 
 		if (!u->pending_since ||
 		    c->now - u->pending_since < RESOLV_UP_TIMEOUT_MS)
@@ -636,7 +704,7 @@ void resolv_timer(struct ctx *c)
 		info("DNS: resolver %s didn't answer in %d s: queries go to %s "
 		     "for %d s", inany_ntop(&u->addr, a, sizeof(a)),
 		     RESOLV_UP_TIMEOUT_S,
-		     inany_ntop(&c->dns_up[next].addr, b, sizeof(b)),
+		     inany_ntop(&resolv_s.up[next].addr, b, sizeof(b)),
 		     RESOLV_UP_FAILED_S);
 	}
 }
