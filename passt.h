@@ -68,6 +68,24 @@ static_assert(sizeof(union epoll_ref) == sizeof(uint64_t),
 	      "epoll_ref must fit in epoll_event.data");
 
 /**
+ * struct dns_offer - name servers and search list for the guest
+ * @dns4:	IPv4 name servers (DHCP)
+ * @dns4_n:	how many
+ * @dns6:	IPv6 name servers (DHCPv6, RAs)
+ * @dns6_n:	how many
+ * @search:	search domains (DHCP, DHCPv6, RAs)
+ * @search_n:	how many
+ */
+struct dns_offer {
+	struct in_addr dns4[DNS4_MAX];
+	int dns4_n;
+	struct in6_addr dns6[DNS6_MAX];
+	int dns6_n;
+	char search[DNS_SEARCH_MAX][DNS_NAME_MAX];
+	int search_n;
+};
+
+/**
  * struct ctx - configuration and run-time state of the daemon
  */
 struct ctx {
@@ -119,8 +137,6 @@ struct ctx {
 	bool no_ndp;
 	bool no_ra;
 	bool no_dhcpv6;
-	struct in6_addr dns6[DNS6_MAX];	/* from -D, else resolv.conf */
-	int dns6_n;
 
 	/* DHCP (passt) */
 	bool no_dhcp;
@@ -128,10 +144,10 @@ struct ctx {
 	bool no_dhcp_search;	/* no search list there */
 	bool no_dns;		/* -D none */
 	bool no_dns_search;	/* -S none */
-	struct in_addr dns4[DNS4_MAX];	/* from -D, else resolv.conf */
-	int dns4_n;
-	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */
-	int dns_search_n;
+	/* -D, -S; without -D, the --dns-forward addresses. What the guest is
+	 * given now, from these or resolv.conf: resolv_offer()
+	 */
+	struct dns_offer dns_opt;
 
 	bool no_follow_host;		/* --no-follow-host: read resolv.conf
 					 * once, and the host's addresses and
