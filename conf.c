@@ -512,6 +512,8 @@ static void conf_family_check(struct ctx *c)
  */
 static void conf_map_defaults(struct ctx *c)
 {
+	struct dns_offer *opt = &c->dns_opt;
+
 	if (!c->no_map_gw) {
 		/* A family that comes on later (follow.c) takes it then */
 		c->map_host_lo_is_gw[INANY_V4] =
@@ -523,10 +525,10 @@ static void conf_map_defaults(struct ctx *c)
 		if (c->map_host_lo_is_gw[INANY_V6] && !c->ip6_off)
 			c->map_host_lo[INANY_V6].a6 = c->gw6;
 	}
-	if (inany_is_set(&c->dns_match[INANY_V4]) && !c->dns4_n)
-		c->dns4[c->dns4_n++] = *inany_v4(&c->dns_match[INANY_V4]);
-	if (inany_is_set(&c->dns_match[INANY_V6]) && !c->dns6_n)
-		c->dns6[c->dns6_n++] = c->dns_match[INANY_V6].a6;
+	if (inany_is_set(&c->dns_match[INANY_V4]) && !opt->dns4_n)
+		opt->dns4[opt->dns4_n++] = *inany_v4(&c->dns_match[INANY_V4]);
+	if (inany_is_set(&c->dns_match[INANY_V6]) && !opt->dns6_n)
+		opt->dns6[opt->dns6_n++] = c->dns_match[INANY_V6].a6;
 }
 
 /**
@@ -593,6 +595,7 @@ static void conf_host_defaults(struct ctx *c)
  */
 static void conf_dns(struct ctx *c, const char *s)
 {
+	struct dns_offer *opt = &c->dns_opt;
 	struct in6_addr a6;
 	struct in_addr a4;
 
@@ -600,15 +603,15 @@ static void conf_dns(struct ctx *c, const char *s)
 	if (c->no_dns)
 		return;
 	if (conf_addr("-D", s, &a4, &a6) == AF_INET) {
-		if (c->dns4_n == DNS4_MAX)
+		if (opt->dns4_n == DNS4_MAX)
 			die("Too many IPv4 DNS servers with -D: at most %d",
 			    DNS4_MAX);
-		c->dns4[c->dns4_n++] = a4;
+		opt->dns4[opt->dns4_n++] = a4;
 	} else {
-		if (c->dns6_n == DNS6_MAX)
+		if (opt->dns6_n == DNS6_MAX)
 			die("Too many IPv6 DNS servers with -D: at most %d",
 			    DNS6_MAX);
-		c->dns6[c->dns6_n++] = a6;
+		opt->dns6[opt->dns6_n++] = a6;
 	}
 }
 
@@ -620,8 +623,9 @@ static void conf_dns(struct ctx *c, const char *s)
 static void conf_search(struct ctx *c, const char *s)
 {
 	char buf[DNS_SEARCH_MAX * DNS_NAME_MAX], *d, *save;
+	struct dns_offer *opt = &c->dns_opt;
 
-	c->dns_search_n = 0;
+	opt->search_n = 0;
 	c->no_dns_search = !strcmp(s, "none");	/* the last -S decides */
 	if (c->no_dns_search)
 		return;
@@ -629,9 +633,10 @@ static void conf_search(struct ctx *c, const char *s)
 		die("Search list too long for -S: %s", s);
 	strcpy(buf, s);
 	for (d = strtok_r(buf, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
-		if (c->dns_search_n == DNS_SEARCH_MAX || strlen(d) >= DNS_NAME_MAX)
+		if (opt->search_n == DNS_SEARCH_MAX ||
+		    strlen(d) >= DNS_NAME_MAX)
 			die("Invalid search list for -S: %s", s);
-		strcpy(c->dns_search[c->dns_search_n++], d);
+		strcpy(opt->search[opt->search_n++], d);
 	}
 }
 
@@ -1073,6 +1078,7 @@ static void conf_check(const struct ctx *c)
  */
 static void conf_print_dns(const struct ctx *c, int family)
 {
+	const struct dns_offer *offer = resolv_offer();
 	char buf[INET6_ADDRSTRLEN];
 	struct in6_addr dns6[DNS6_MAX];
 	struct in_addr dns4[DNS4_MAX];
@@ -1087,10 +1093,10 @@ static void conf_print_dns(const struct ctx *c, int family)
 					 (void *)&dns4[i] : (void *)&dns6[i],
 					 buf, sizeof(buf)));
 	}
-	for (i = 0; !c->no_dhcp_search && i < c->dns_search_n; i++) {
+	for (i = 0; !c->no_dhcp_search && i < offer->search_n; i++) {
 		if (!i)
 			info("DNS search list:");
-		info("    %s", c->dns_search[i]);
+		info("    %s", offer->search[i]);
 	}
 }
 

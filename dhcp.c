@@ -410,16 +410,18 @@ static bool dhcp_opt_put(struct dhcp_out *o, uint8_t code, const void *val,
  */
 int dhcp_dns_offer(const struct ctx *c, struct in_addr *dns)
 {
+	const struct dns_offer *offer = resolv_offer();
 	int i, n = 0;
 
-	for (i = 0; !c->no_dhcp_dns && i < c->dns4_n && i < DNS4_MAX; i++) {
-		if (!resolv_dns_usable(c, c->dns4[i]))
+	for (i = 0; !c->no_dhcp_dns && i < offer->dns4_n && i < DNS4_MAX;
+	     i++) {
+		if (!resolv_dns_usable(c, offer->dns4[i]))
 			continue;
-		if (ntohl(c->dns4[i].s_addr) == INADDR_LOOPBACK)
+		if (ntohl(offer->dns4[i].s_addr) == INADDR_LOOPBACK)
 			/* what stands for the host's loopback (ip.c) */
 			dns[n++] = *inany_v4(&c->map_host_lo[INANY_V4]);
 		else
-			dns[n++] = c->dns4[i];
+			dns[n++] = offer->dns4[i];
 	}
 	return n;
 }
@@ -452,6 +454,7 @@ static void dhcp_fqdn_put(struct dhcp_out *o, const char *fqdn)
  */
 static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 {
+	const struct dns_offer *offer = resolv_offer();
 	uint8_t search[DNS_SEARCH_MAX * (DNS_NAME_MAX + 2)];
 	struct in_addr dns[DNS4_MAX];
 	uint32_t mask = c->prefix4 ? ~0U << (32 - c->prefix4) : 0;
@@ -469,8 +472,8 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 	if (n)
 		dhcp_opt_put(o, OPT_DNS, dns, n * sizeof(dns[0]));
 
-	if (!c->no_dhcp_search && c->dns_search_n) {
-		len = dns_search_encode(c, search, sizeof(search));
+	if (!c->no_dhcp_search && offer->search_n) {
+		len = dns_search_encode(offer, search, sizeof(search));
 		if (len)
 			dhcp_opt_put(o, OPT_SEARCH, search, len);
 	}

@@ -93,6 +93,7 @@
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
+#include "resolv.h"
 #include "udp.h"
 
 #define DHCPV6_HDR_LEN		4	/* msg-type, transaction-id: RFC 8415, 8 */
@@ -887,21 +888,22 @@ static bool dhcpv6_dns_usable(const struct ctx *c, const struct in6_addr *a,
 static void dhcpv6_opts_config(const struct ctx *c, const struct dhcpv6_req *r,
 			       struct dhcpv6_out *o)
 {
+	const struct dns_offer *offer = resolv_offer();
 	uint8_t search[DNS_SEARCH_MAX * (DNS_NAME_MAX + 2)];
 	struct in6_addr dns[DNS6_MAX];
 	int i, n = 0;
 	size_t len;
 
-	for (i = 0; r->oro_dns && !c->no_dhcp_dns && i < c->dns6_n &&
+	for (i = 0; r->oro_dns && !c->no_dhcp_dns && i < offer->dns6_n &&
 		    i < DNS6_MAX; i++) {
-		if (dhcpv6_dns_usable(c, &c->dns6[i], &dns[n]))
+		if (dhcpv6_dns_usable(c, &offer->dns6[i], &dns[n]))
 			n++;
 	}
 	if (n)
 		dhcpv6_opt_put(o, OPT6_DNS_SERVERS, dns, n * sizeof(dns[0]));
 
-	if (r->oro_search && !c->no_dhcp_search && c->dns_search_n) {
-		len = dns_search_encode(c, search, sizeof(search));
+	if (r->oro_search && !c->no_dhcp_search && offer->search_n) {
+		len = dns_search_encode(offer, search, sizeof(search));
 		if (len)
 			dhcpv6_opt_put(o, OPT6_DOMAIN_LIST, search, len);
 	}

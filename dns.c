@@ -69,7 +69,7 @@ bool dns_name_check(struct pkt_view v)
 /**
  * dns_search_encode() - the search list in wire format, names one after
  *			 the other (DHCP option 119, DHCPv6 option 24)
- * @c:		execution context
+ * @offer:	the search list, in @offer->search
  * @buf:	output
  * @size:	room in @buf
  *
@@ -78,16 +78,17 @@ bool dns_name_check(struct pkt_view v)
  *
  * Return: length of the encoded list
  */
-size_t dns_search_encode(const struct ctx *c, uint8_t *buf, size_t size)
+size_t dns_search_encode(const struct dns_offer *offer, uint8_t *buf,
+			 size_t size)
 {
 	size_t len = 0, n;
 	int i;
 
-	for (i = 0; i < c->dns_search_n; i++) {
-		n = dns_name_encode(c->dns_search[i], buf + len, size - len);
+	for (i = 0; i < offer->search_n; i++) {
+		n = dns_name_encode(offer->search[i], buf + len, size - len);
 		if (!n)
 			debug("DNS: search domain '%s' left out",
-			      c->dns_search[i]);
+			      offer->search[i]);
 		len += n;
 	}
 	return len;

@@ -8,12 +8,13 @@
 
 #include "pkt.h"
 
-struct ctx;
+struct dns_offer;
 
 #define DNS_WIRE_NAME_MAX	255	/* RFC 1035, 2.3.4 */
 
 size_t dns_name_encode(const char *name, uint8_t *buf, size_t size);
 bool dns_name_check(struct pkt_view v);
-size_t dns_search_encode(const struct ctx *c, uint8_t *buf, size_t size);
+size_t dns_search_encode(const struct dns_offer *offer, uint8_t *buf,
+			 size_t size);
 
 #endif /* DNS_H */

@@ -569,7 +569,8 @@ struct link_frame ip_frame(const struct ctx *c, uint8_t *buf,
  * @a:		destination the guest used
  * @port:	destination port
  *
- * Return: index in c->dns_up for a DNS query to --dns-forward, else -1
+ * Return: index in the upstream list (resolv.c) for a DNS query to
+ *	   --dns-forward, else -1
  */
 int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port)
 {
@@ -619,7 +620,7 @@ static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
 	int i = inany_idx(a), up = ip_dns_up(c, a, port);
 
 	if (up >= 0) {
-		*a = c->dns_up[up].addr;
+		*a = *resolv_up_addr(up);
 	} else if (inany_equals(a, &c->map_guest[i])) {
 		ip_guest_addr(c, inany_family(a), a);
 	} else if (ip_is_host_lo(c, a)) {

@@ -58,6 +58,7 @@
 #include "ndp.h"
 #include "passt.h"
 #include "link.h"
+#include "resolv.h"
 #include "util.h"
 
 #define NDP_IPV6_MIN_MTU	1280	/* RFC 8200, 5 */
@@ -555,10 +556,12 @@ static bool ndp_dns_usable(const struct ctx *c, const struct in6_addr *a,
  */
 int ndp_dns_offer(const struct ctx *c, struct in6_addr *dns)
 {
+	const struct dns_offer *offer = resolv_offer();
 	int i, n = 0;
 
-	for (i = 0; !c->no_dhcp_dns && i < c->dns6_n && i < DNS6_MAX; i++) {
-		if (ndp_dns_usable(c, &c->dns6[i], &dns[n]))
+	for (i = 0; !c->no_dhcp_dns && i < offer->dns6_n && i < DNS6_MAX;
+	     i++) {
+		if (ndp_dns_usable(c, &offer->dns6[i], &dns[n]))
 			n++;
 	}
 	return n;
@@ -585,6 +588,7 @@ static void ndp_rdnss_fill(const struct ctx *c, struct ndp_out *o)
  */
 static void ndp_dnssl_fill(const struct ctx *c, struct ndp_out *o)
 {
+	const struct dns_offer *offer = resolv_offer();
 	uint8_t names[NDP_OPT_LEN_MAX - 8];
 	size_t room = MIN(o->size - o->len, NDP_OPT_LEN_MAX), len = 0, n;
 	int i;
@@ -592,11 +596,11 @@ static void ndp_dnssl_fill(const struct ctx *c, struct ndp_out *o)
 	if (c->no_dhcp_search || room <= 8)
 		return;
 	room -= 8;	/* type, length, reserved, lifetime */
-	for (i = 0; i < c->dns_search_n && i < DNS_SEARCH_MAX; i++) {
-		n = dns_name_encode(c->dns_search[i], names + len, room - len);
+	for (i = 0; i < offer->search_n && i < DNS_SEARCH_MAX; i++) {
+		n = dns_name_encode(offer->search[i], names + len, room - len);
 		if (!n)
 			debug("NDP: search domain '%s' left out",
-			      c->dns_search[i]);
+			      offer->search[i]);
 		len += n;
 	}
 	if (len)

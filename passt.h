@@ -68,18 +68,21 @@ static_assert(sizeof(union epoll_ref) == sizeof(uint64_t),
 	      "epoll_ref must fit in epoll_event.data");
 
 /**
- * struct dns_upstream - a resolver of the host, where --dns-forward goes
- * @addr:		its address
- * @pending_since:	when a query went to it that no answer followed
- *			yet (ms), 0 if none
- * @failed_until:	skipped until then (ms): it didn't answer in time
- * @down_logged:	its failure was logged at info level already
+ * struct dns_offer - name servers and search list for the guest
+ * @dns4:	IPv4 name servers (DHCP)
+ * @dns4_n:	how many
+ * @dns6:	IPv6 name servers (DHCPv6, RAs)
+ * @dns6_n:	how many
+ * @search:	search domains (DHCP, DHCPv6, RAs)
+ * @search_n:	how many
  */
-struct dns_upstream {
-	union inany_addr addr;
-	int64_t pending_since;
-	int64_t failed_until;
-	bool down_logged;
+struct dns_offer {
+	struct in_addr dns4[DNS4_MAX];
+	int dns4_n;
+	struct in6_addr dns6[DNS6_MAX];
+	int dns6_n;
+	char search[DNS_SEARCH_MAX][DNS_NAME_MAX];
+	int search_n;
 };
 
 /**
@@ -114,12 +117,6 @@ struct ctx {
 	union inany_addr map_guest[INANY_FAMILIES];	/* to host's address */
 	union inany_addr dns_match[INANY_FAMILIES];	/* --dns-forward */
 	union inany_addr dns_host;	/* --dns-host, unspecified if not given */
-	/* where --dns-forward queries go, in order: --dns-host, or else the
-	 * name servers of resolv.conf (resolv.c)
-	 */
-	struct dns_upstream dns_up[DNS_UP_MAX];
-	int dns_up_n;
-	uint32_t dns_up_gen;		/* changes with the list */
 	union inany_addr outbound[INANY_FAMILIES];	/* -o: bind to */
 	char outbound_if[INANY_FAMILIES][IFNAMSIZ];	/* --outbound-if4/6 */
 	char host_ifname[IFNAMSIZ];	/* -i: host interface to copy */
@@ -135,8 +132,6 @@ struct ctx {
 	bool no_ndp;
 	bool no_ra;
 	bool no_dhcpv6;
-	struct in6_addr dns6[DNS6_MAX];	/* from -D, else resolv.conf */
-	int dns6_n;
 
 	/* DHCP (passt) */
 	bool no_dhcp;
@@ -144,17 +139,14 @@ struct ctx {
 	bool no_dhcp_search;	/* no search list there */
 	bool no_dns;		/* -D none */
 	bool no_dns_search;	/* -S none */
-	struct in_addr dns4[DNS4_MAX];	/* from -D, else resolv.conf */
-	int dns4_n;
-	char dns_search[DNS_SEARCH_MAX][DNS_NAME_MAX];	/* -S or resolv.conf */
-	int dns_search_n;
+	/* -D, -S; without -D, the --dns-forward addresses. What the guest is
+	 * given now, from these or resolv.conf: resolv_offer()
+	 */
+	struct dns_offer dns_opt;
 
-	/* What resolv.conf feeds, and keeps feeding as it changes (resolv.c) */
-	bool no_follow_host;		/* --no-follow-host: read it once, and
-					 * the host's addresses and routes */
-	bool resolv_dns;		/* dns4, dns6: no -D, no --dns-forward */
-	bool resolv_search;		/* dns_search: no -S */
-	bool resolv_up;			/* dns_up: no --dns-host */
+	bool no_follow_host;		/* --no-follow-host: read resolv.conf
+					 * once, and the host's addresses and
+					 * routes */
 
 	char hostname[HOST_NAME_MAX + 1];	/* -H */
 	char fqdn[DNS_NAME_MAX + 1];		/* --fqdn */

@@ -3,10 +3,12 @@
  *
  * Theory of operation: /etc/resolv.conf gives what -D, -S and --dns-host
  * don't: the name servers and search list DHCP, DHCPv6 and RAs hand out
- * (c->dns4, c->dns6, c->dns_search), and the resolvers --dns-forward sends
- * queries to (c->dns_up, the first DNS_UP_MAX "nameserver" lines, as the
- * C library takes them). What the user gave stays fixed; the rest follows
- * the file (c->resolv_dns, c->resolv_search, c->resolv_up say which).
+ * (resolv_s.offer), and the resolvers --dns-forward sends queries to
+ * (resolv_s.up, the first DNS_UP_MAX "nameserver" lines, as the C library
+ * takes them). What the user gave (c->dns_opt, c->dns_host) stays fixed;
+ * the rest follows the file (resolv_s.follow_* say which). This state is
+ * ours alone: set at start-up, changed only here, read by others through
+ * resolv_offer() and resolv_up_*().
  *
  * The file is usually replaced, not rewritten (a rename over it), or is a
  * symbolic link into /run, so resolv_watch() watches with inotify the
@@ -57,23 +59,52 @@
 #define RESOLV_UP_FAILED_MS	(RESOLV_UP_FAILED_S * MS_PER_S)
 
 /**
+ * struct resolv_upstream - a resolver of the host, where --dns-forward goes
+ * @addr:		its address
+ * @pending_since:	when a query went to it that no answer followed
+ *			yet (ms), 0 if none
+ * @failed_until:	skipped until then (ms): it didn't answer in time
+ * @down_logged:	its failure was logged at info level already
+ */
+struct resolv_upstream {
+	union inany_addr addr;
+	int64_t pending_since;
+	int64_t failed_until;
+	bool down_logged;
+};
+
+/**
+ * struct resolv_state - the resolvers we use now: set at start-up from the
+ * options, or resolv.conf where they give none, changed only here
+ * @offer:		name servers and search list the guest is given
+ * @up:			where --dns-forward queries go, in order: --dns-host,
+ *			or else the name servers of resolv.conf
+ * @up_n:		how many
+ * @up_gen:		changes with the list: an index into an older one
+ *			means nothing (udp.c)
+ * @follow_dns:		@offer's name servers follow resolv.conf: no -D,
+ *			no --dns-forward, name servers handed out
+ * @follow_search:	@offer's search list follows it: no -S, handed out
+ * @follow_up:		@up follows it: no --dns-host
+ */
+static struct resolv_state {
+	struct dns_offer offer;
+	struct resolv_upstream up[DNS_UP_MAX];
+	int up_n;
+	uint32_t up_gen;
+	bool follow_dns;
+	bool follow_search;
+	bool follow_up;
+} resolv_s;
+
+/**
  * struct resolv_conf - what one reading of resolv.conf gives
- * @dns4:	IPv4 name servers the guest can reach
- * @dns4_n:	how many
- * @dns6:	IPv6 name servers
- * @dns6_n:	how many
- * @search:	search list
- * @search_n:	how many names
+ * @offer:	name servers (IPv4 ones the guest can reach) and search list
  * @up:		first DNS_UP_MAX name servers, either family
  * @up_n:	how many
  */
 struct resolv_conf {
-	struct in_addr dns4[DNS4_MAX];
-	int dns4_n;
-	struct in6_addr dns6[DNS6_MAX];
-	int dns6_n;
-	char search[DNS_SEARCH_MAX][DNS_NAME_MAX];
-	int search_n;
+	struct dns_offer offer;
 	union inany_addr up[DNS_UP_MAX];
 	int up_n;
 };
@@ -119,8 +150,8 @@ static void resolv_search(struct resolv_conf *r, char **save, int max)
 {
 	char *w;
 
-	r->search_n = 0;	/* resolv.conf(5): the last line wins */
-	while (r->search_n < max && (w = strtok_r(NULL, " \t\r\n", save))) {
+	r->offer.search_n = 0;	/* resolv.conf(5): the last line wins */
+	while (r->offer.search_n < max && (w = strtok_r(NULL, " \t\r\n", save))) {
 		size_t l = strlen(w);
 
 		if (l > 1 && w[l - 1] == '.')
@@ -129,7 +160,7 @@ static void resolv_search(struct resolv_conf *r, char **save, int max)
 			debug("DNS: search domain '%s' ignored", w);
 			continue;
 		}
-		memcpy(r->search[r->search_n++], w, l + 1);
+		memcpy(r->offer.search[r->offer.search_n++], w, l + 1);
 	}
 }
 
@@ -172,13 +203,13 @@ static void resolv_nameserver(const struct ctx *c, struct resolv_conf *r,
 			inany_from_v4(&r->up[r->up_n++], a);
 		if (!resolv_dns_usable(c, a))
 			debug("DNS: name server %s unreachable for guest", w);
-		else if (r->dns4_n < DNS4_MAX)
-			r->dns4[r->dns4_n++] = a;
+		else if (r->offer.dns4_n < DNS4_MAX)
+			r->offer.dns4[r->offer.dns4_n++] = a;
 	} else if (inet_pton(AF_INET6, w, &a6) == 1) {
 		if (r->up_n < DNS_UP_MAX)
 			r->up[r->up_n++].a6 = a6;
-		if (r->dns6_n < DNS6_MAX)
-			r->dns6[r->dns6_n++] = a6;
+		if (r->offer.dns6_n < DNS6_MAX)
+			r->offer.dns6[r->offer.dns6_n++] = a6;
 	}
 }
 
@@ -252,58 +283,73 @@ static void resolv_parse(const struct ctx *c, int fd, struct resolv_conf *r)
 }
 
 /**
+ * resolv_following() - does anything we use follow resolv.conf?
+ *
+ * Return: true unless the options gave it all
+ */
+static bool resolv_following(void)
+{
+	return resolv_s.follow_dns || resolv_s.follow_search ||
+	       resolv_s.follow_up;
+}
+
+/**
  * resolv_apply() - take what follows resolv.conf from a reading
- * @c:		execution context
  * @r:		the reading
  */
-static void resolv_apply(struct ctx *c, const struct resolv_conf *r)
+static void resolv_apply(const struct resolv_conf *r)
 {
+	struct dns_offer *o = &resolv_s.offer;
 	int i;
 
-	if (c->resolv_dns) {
-		memcpy(c->dns4, r->dns4, sizeof(c->dns4));
-		c->dns4_n = r->dns4_n;
-		memcpy(c->dns6, r->dns6, sizeof(c->dns6));
-		c->dns6_n = r->dns6_n;
+	if (resolv_s.follow_dns) {
+		memcpy(o->dns4, r->offer.dns4, sizeof(o->dns4));
+		o->dns4_n = r->offer.dns4_n;
+		memcpy(o->dns6, r->offer.dns6, sizeof(o->dns6));
+		o->dns6_n = r->offer.dns6_n;
 	}
-	if (c->resolv_search) {
-		memcpy(c->dns_search, r->search, sizeof(c->dns_search));
-		c->dns_search_n = r->search_n;
+	if (resolv_s.follow_search) {
+		memcpy(o->search, r->offer.search, sizeof(o->search));
+		o->search_n = r->offer.search_n;
 	}
-	if (c->resolv_up) {
-		memset(c->dns_up, 0, sizeof(c->dns_up));
+	if (resolv_s.follow_up) {
+		memset(resolv_s.up, 0, sizeof(resolv_s.up));
 		for (i = 0; i < r->up_n; i++)
-			c->dns_up[i].addr = r->up[i];
-		c->dns_up_n = r->up_n;
-		c->dns_up_gen++;	/* flows to the old ones: see udp.c */
+			resolv_s.up[i].addr = r->up[i];
+		resolv_s.up_n = r->up_n;
+		resolv_s.up_gen++;	/* flows to the old ones: see udp.c */
 	}
 	resolv_w.last = *r;
 }
 
 /**
- * resolv_conf_file() - name servers and search list from a file, at start-up
- * @c:		execution context
- * @path:	file in resolv.conf(5) format
+ * resolv_conf_file() - our resolvers from the options and a file, at start-up
+ * @c:		execution context, configured
+ * @path:	file in resolv.conf(5) format, NULL for the options alone
  *
- * Sets what follows the file: c->dns4 and c->dns6 if both are empty and
- * handed out (not -D none, --no-dhcp-dns, pasta without --dhcp-dns),
- * c->dns_search if empty and handed out likewise,
- * c->dns_up unless --dns-host, which is then the one resolver. A missing
- * file is not an error: nothing is set.
+ * Starts from the options (c->dns_opt, c->dns_host), then takes from the
+ * file what follows it: the name servers if the options give none and
+ * they're handed out (not -D none, --no-dhcp-dns, pasta without
+ * --dhcp-dns), the search list likewise, the upstream list unless
+ * --dns-host, which is then the one resolver. A missing file is not an
+ * error: nothing is taken.
  */
-void resolv_conf_file(struct ctx *c, const char *path)
+void resolv_conf_file(const struct ctx *c, const char *path)
 {
+	const struct dns_offer *opt = &c->dns_opt;
 	struct resolv_conf r;
 	int fd;
 
-	c->resolv_dns = !c->dns4_n && !c->dns6_n && !c->no_dhcp_dns;
-	c->resolv_search = !c->dns_search_n && !c->no_dhcp_search;
-	c->resolv_up = !inany_is_set(&c->dns_host);
-	if (!c->resolv_up) {
-		c->dns_up[0].addr = c->dns_host;
-		c->dns_up_n = 1;
+	memset(&resolv_s, 0, sizeof(resolv_s));
+	resolv_s.offer = *opt;
+	resolv_s.follow_dns = !opt->dns4_n && !opt->dns6_n && !c->no_dhcp_dns;
+	resolv_s.follow_search = !opt->search_n && !c->no_dhcp_search;
+	resolv_s.follow_up = !inany_is_set(&c->dns_host);
+	if (!resolv_s.follow_up) {
+		resolv_s.up[0].addr = c->dns_host;
+		resolv_s.up_n = 1;
 	}
-	if (!c->resolv_dns && !c->resolv_search && !c->resolv_up)
+	if (!path || !resolv_following())
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -312,17 +358,18 @@ void resolv_conf_file(struct ctx *c, const char *path)
 	}
 	resolv_parse(c, fd, &r);
 	close(fd);
-	resolv_apply(c, &r);
+	resolv_apply(&r);
 	debug("DNS: %d IPv4 and %d IPv6 name servers, %d search domains, "
-	      "%d resolvers after %s", c->dns4_n, c->dns6_n, c->dns_search_n,
-	      c->dns_up_n, path);
+	      "%d resolvers after %s", resolv_s.offer.dns4_n,
+	      resolv_s.offer.dns6_n, resolv_s.offer.search_n, resolv_s.up_n,
+	      path);
 }
 
 /**
- * resolv_conf() - name servers and search list from /etc/resolv.conf
- * @c:		execution context
+ * resolv_conf() - our resolvers from the options and /etc/resolv.conf
+ * @c:		execution context, configured
  */
-void resolv_conf(struct ctx *c)
+void resolv_conf(const struct ctx *c)
 {
 	resolv_conf_file(c, RESOLV_PATH);
 }
@@ -365,10 +412,9 @@ static void resolv_watch_target(void)
  *
  * Before the sandbox: the descriptors we read it through are opened here.
  */
-void resolv_watch(struct ctx *c)
+void resolv_watch(const struct ctx *c)
 {
-	if (c->no_follow_host ||
-	    (!c->resolv_dns && !c->resolv_search && !c->resolv_up))
+	if (c->no_follow_host || !resolv_following())
 		return;
 	resolv_w.dir = open(RESOLV_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	resolv_w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -462,36 +508,36 @@ static const char *resolv_search_str(const struct resolv_conf *r, char *buf,
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < r->search_n && len < size; i++)
+	for (i = 0; i < r->offer.search_n && len < size; i++)
 		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "",
-				r->search[i]);
-	return r->search_n ? buf : "none";
+				r->offer.search[i]);
+	return r->offer.search_n ? buf : "none";
 }
 
 /**
  * resolv_changed() - does a reading change what we use?
- * @c:		execution context
  * @r:		new reading
  *
  * Return: true if name servers or search list differ where they follow
  */
-static bool resolv_changed(const struct ctx *c, const struct resolv_conf *r)
+static bool resolv_changed(const struct resolv_conf *r)
 {
 	const struct resolv_conf *o = &resolv_w.last;
+	const struct dns_offer *no = &r->offer, *oo = &o->offer;
 	int i;
 
-	if ((c->resolv_up || c->resolv_dns) &&
+	if ((resolv_s.follow_up || resolv_s.follow_dns) &&
 	    (r->up_n != o->up_n || memcmp(r->up, o->up, sizeof(r->up))))
 		return true;
-	if (c->resolv_dns &&
-	    (r->dns4_n != o->dns4_n || r->dns6_n != o->dns6_n ||
-	     memcmp(r->dns4, o->dns4, sizeof(r->dns4)) ||
-	     memcmp(r->dns6, o->dns6, sizeof(r->dns6))))
+	if (resolv_s.follow_dns &&
+	    (no->dns4_n != oo->dns4_n || no->dns6_n != oo->dns6_n ||
+	     memcmp(no->dns4, oo->dns4, sizeof(no->dns4)) ||
+	     memcmp(no->dns6, oo->dns6, sizeof(no->dns6))))
 		return true;
-	if (!c->resolv_search || r->search_n != o->search_n)
-		return c->resolv_search;
-	for (i = 0; i < r->search_n; i++)
-		if (strcmp(r->search[i], o->search[i]))
+	if (!resolv_s.follow_search || no->search_n != oo->search_n)
+		return resolv_s.follow_search;
+	for (i = 0; i < no->search_n; i++)
+		if (strcmp(no->search[i], oo->search[i]))
 			return true;
 	return false;
 }
@@ -500,7 +546,7 @@ static bool resolv_changed(const struct ctx *c, const struct resolv_conf *r)
  * resolv_reread() - read resolv.conf again; take and log what changed
  * @c:		execution context
  */
-static void resolv_reread(struct ctx *c)
+static void resolv_reread(const struct ctx *c)
 {
 	char ns_old[DNS_UP_MAX * (INET6_ADDRSTRLEN + 1)];
 	char ns_new[sizeof(ns_old)];
@@ -517,21 +563,21 @@ static void resolv_reread(struct ctx *c)
 		      RESOLV_PATH);
 		return;
 	}
-	if (!resolv_changed(c, &r))
+	if (!resolv_changed(&r))
 		return;
 	info("DNS: %s changed: name servers %s (were %s), search %s (was %s)",
 	     RESOLV_PATH, resolv_list_str(&r, ns_new, sizeof(ns_new)),
 	     resolv_list_str(&resolv_w.last, ns_old, sizeof(ns_old)),
 	     resolv_search_str(&r, s_new, sizeof(s_new)),
 	     resolv_search_str(&resolv_w.last, s_old, sizeof(s_old)));
-	resolv_apply(c, &r);
+	resolv_apply(&r);
 }
 
 /**
  * resolv_handler() - something changed in a directory we watch
  * @c:		execution context
  */
-void resolv_handler(struct ctx *c)
+void resolv_handler(const struct ctx *c)
 {
 	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
@@ -562,49 +608,81 @@ void resolv_handler(struct ctx *c)
 }
 
 /**
+ * resolv_offer() - name servers and search list the guest is given now
+ *
+ * Return: what the options set, and what resolv.conf gives where they set
+ *	   nothing; DHCP, DHCPv6 and RAs leave out what --no-dhcp-dns and
+ *	   --no-dhcp-search say
+ */
+const struct dns_offer *resolv_offer(void)
+{
+	return &resolv_s.offer;
+}
+
+/**
  * resolv_up_pick() - the resolver a --dns-forward query goes to now
  * @c:		execution context
  *
- * Return: index in c->dns_up: the first not marked as failed, or, if all
- *	   are, the first to come back; -1 if there is none
+ * Return: index in the upstream list: the first not marked as failed, or,
+ *	   if all are, the first to come back; -1 if there is none
  */
 int resolv_up_pick(const struct ctx *c)
 {
+	const struct resolv_upstream *up = resolv_s.up;
 	int i, best = -1;
 
-	for (i = 0; i < c->dns_up_n; i++) {
-		if (c->dns_up[i].failed_until <= c->now)
+	for (i = 0; i < resolv_s.up_n; i++) {
+		if (up[i].failed_until <= c->now)
 			return i;
-		if (best < 0 ||
-		    c->dns_up[i].failed_until < c->dns_up[best].failed_until)
+		if (best < 0 || up[i].failed_until < up[best].failed_until)
 			best = i;
 	}
 	return best;
 }
 
 /**
+ * resolv_up_addr() - address of a resolver in the upstream list
+ * @i:		its index, from resolv_up_pick() of the current generation
+ *
+ * Return: the address
+ */
+const union inany_addr *resolv_up_addr(int i)
+{
+	return &resolv_s.up[i].addr;
+}
+
+/**
+ * resolv_up_gen() - generation of the upstream list
+ *
+ * Return: a number that changes whenever resolv.conf changes the list
+ */
+uint32_t resolv_up_gen(void)
+{
+	return resolv_s.up_gen;
+}
+
+/**
  * resolv_up_sent() - a query went to a resolver: it should answer in time
  * @c:		execution context
- * @i:		its index in c->dns_up
+ * @i:		its index in the upstream list
  */
-void resolv_up_sent(struct ctx *c, int i)
+void resolv_up_sent(const struct ctx *c, int i)
 {
-	if (i < c->dns_up_n && !c->dns_up[i].pending_since)
-		c->dns_up[i].pending_since = c->now;
+	if (i < resolv_s.up_n && !resolv_s.up[i].pending_since)
+		resolv_s.up[i].pending_since = c->now;
 }
 
 /**
  * resolv_up_answered() - a resolver answered: it's there
- * @c:		execution context
- * @i:		its index in c->dns_up
+ * @i:		its index in the upstream list
  */
-void resolv_up_answered(struct ctx *c, int i)
+void resolv_up_answered(int i)
 {
-	if (i >= c->dns_up_n)
+	if (i >= resolv_s.up_n)
 		return;
-	c->dns_up[i].pending_since = 0;
-	c->dns_up[i].failed_until = 0;
-	c->dns_up[i].down_logged = false;
+	resolv_s.up[i].pending_since = 0;
+	resolv_s.up[i].failed_until = 0;
+	resolv_s.up[i].down_logged = false;
 }
 
 /**
@@ -613,13 +691,13 @@ void resolv_up_answered(struct ctx *c, int i)
  *
  * Runs at least once a second (passt.c, loop_timeout()).
  */
-void resolv_timer(struct ctx *c)
+void resolv_timer(const struct ctx *c)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	int i, next;
 
-	for (i = 0; i < c->dns_up_n; i++) {
-		struct dns_upstream *u = &c->dns_up[i];
+	for (i = 0; i < resolv_s.up_n; i++) {
+		struct resolv_upstream *u = &resolv_s.up[i];
 
 		if (!u->pending_since ||
 		    c->now - u->pending_since < RESOLV_UP_TIMEOUT_MS)
@@ -636,7 +714,7 @@ void resolv_timer(struct ctx *c)
 		info("DNS: resolver %s didn't answer in %d s: queries go to %s "
 		     "for %d s", inany_ntop(&u->addr, a, sizeof(a)),
 		     RESOLV_UP_TIMEOUT_S,
-		     inany_ntop(&c->dns_up[next].addr, b, sizeof(b)),
+		     inany_ntop(&resolv_s.up[next].addr, b, sizeof(b)),
 		     RESOLV_UP_FAILED_S);
 	}
 }

@@ -190,7 +190,7 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 	uf = udp_flow_new(c, key, s, &sa, sl);
 	if (uf) {
 		uf->dns_up = ip_dns_up(c, &key->paddr, key->pport);
-		uf->dns_gen = c->dns_up_gen;
+		uf->dns_gen = resolv_up_gen();
 	}
 	return uf;
 }
@@ -208,7 +208,7 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
  */
 static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
 {
-	return uf->dns_up >= 0 && (uf->dns_gen != c->dns_up_gen ||
+	return uf->dns_up >= 0 && (uf->dns_gen != resolv_up_gen() ||
 				   uf->dns_up != resolv_up_pick(c));
 }
 
@@ -450,8 +450,8 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 
 		if (n < 0)
 			return;
-		if (uf->dns_up >= 0 && uf->dns_gen == c->dns_up_gen)
-			resolv_up_answered(c, uf->dns_up);
+		if (uf->dns_up >= 0 && uf->dns_gen == resolv_up_gen())
+			resolv_up_answered(uf->dns_up);
 		if (uf->f.key.spliced)
 			udp_to_sender(uf, payload, n);
 		else if ((size_t)n <= udp_payload_max(c, uf))

@@ -24,8 +24,8 @@
  *		may show the gateway instead
  * @peer_len:	length of @peer
  * @dns_up:	a query to --dns-forward: the host's resolver it goes to,
- *		index in c->dns_up; -1 for any other flow
- * @dns_gen:	c->dns_up_gen then: the index means nothing in another list
+ *		index in resolv.c's upstream list; -1 for any other flow
+ * @dns_gen:	resolv_up_gen() then: the index means nothing in another list
  * @dns_queries: queries sent to the resolver, not answered yet: the flow
  *		ends with the answer to the last one (a stub resolver may
  *		send A and AAAA queries from the same port at once)

@@ -30,6 +30,7 @@
 #include "../conf.h"
 #include "../fwd.h"
 #include "../passt.h"
+#include "../resolv.h"
 #include "unit_lib.h"
 
 #define ARGS_MAX	40
@@ -42,12 +43,14 @@
  * @udp:	-u rules
  * @tcp_ns:	-T rules
  * @udp_ns:	-U rules
+ * @offer:	what the guest is told about DNS: resolv_offer()
  * @cmd_idx:	c.cmd as an index into argv, -1 for none
  * @argv_kept:	conf() left argv's order alone
  */
 struct result {
 	struct ctx c;
 	struct fwd_table tcp, udp, tcp_ns, udp_ns;
+	struct dns_offer offer;
 	long cmd_idx;
 	bool argv_kept;
 };
@@ -152,6 +155,7 @@ static void __attribute__((noreturn)) child(enum mode mode, int fd_res,
 	memcpy(&res.udp, &udp, sizeof(udp));
 	memcpy(&res.tcp_ns, &tcp_ns, sizeof(tcp_ns));
 	memcpy(&res.udp_ns, &udp_ns, sizeof(udp_ns));
+	res.offer = *resolv_offer();
 	res.cmd_idx = c.cmd ? c.cmd - R.argv : -1;
 	res.argv_kept = !memcmp(saved, R.argv, sizeof(saved));
 	send_all(fd_res, &res, sizeof(res));
@@ -570,14 +574,14 @@ static void test_repeated(void)
 	expect(accepted() && mac_is(C->mac_ours, 2, 0, 0, 0, 0, 2), NULL,
 	       "last -M wins");
 	PASTA("-S", "one.example", "-S", "two.example");
-	expect(accepted() && C->dns_search_n == 1 &&
-	       !strcmp(C->dns_search[0], "two.example"), NULL,
+	expect(accepted() && C->dns_opt.search_n == 1 &&
+	       !strcmp(C->dns_opt.search[0], "two.example"), NULL,
 	       "last search list wins");
 	PASST("-S", "none", "-S", "example.com");
-	expect(accepted() && C->dns_search_n == 1 && !C->no_dhcp_search,
+	expect(accepted() && C->dns_opt.search_n == 1 && !C->no_dhcp_search,
 	       NULL, "a later search list undoes -S none");
 	printf("# got: no_dhcp_search %d, %d domain(s)\n", C->no_dhcp_search,
-	       C->dns_search_n);
+	       C->dns_opt.search_n);
 	PASTA("--map-host-loopback", "none", "--map-host-loopback",
 	      "192.0.2.100");
 	expect(accepted() &&
@@ -629,24 +633,24 @@ static void test_accumulate(void)
 	       one_rule(&R.r.tcp, 1, 81), NULL, "two TCP rules in passt");
 
 	PASTA("-D", "192.0.2.53", "-D", "192.0.2.54");
-	expect(accepted() && C->dns4_n == 2 &&
-	       addr4_is(C->dns4[0], "192.0.2.53") &&
-	       addr4_is(C->dns4[1], "192.0.2.54") && !C->dns6_n, NULL,
+	expect(accepted() && C->dns_opt.dns4_n == 2 &&
+	       addr4_is(C->dns_opt.dns4[0], "192.0.2.53") &&
+	       addr4_is(C->dns_opt.dns4[1], "192.0.2.54") && !C->dns_opt.dns6_n, NULL,
 	       "two IPv4 name servers, in order");
 	PASTA("-D", "192.0.2.53", "--dns", "2001:db8::53");
-	expect(accepted() && C->dns4_n == 1 && C->dns6_n == 1 &&
-	       addr4_is(C->dns4[0], "192.0.2.53") &&
-	       addr6_is(&C->dns6[0], "2001:db8::53"), NULL,
+	expect(accepted() && C->dns_opt.dns4_n == 1 && C->dns_opt.dns6_n == 1 &&
+	       addr4_is(C->dns_opt.dns4[0], "192.0.2.53") &&
+	       addr6_is(&C->dns_opt.dns6[0], "2001:db8::53"), NULL,
 	       "one name server per family");
 	PASTA("-D", "192.0.2.1", "-D", "192.0.2.2", "-D", "192.0.2.3",
 	      "-D", "192.0.2.4");
 	expect(refused("-D", NULL), NULL,
 	       "a fourth IPv4 name server refused, naming -D");
 	PASST("-D", "none", "-D", "192.0.2.53");
-	expect(accepted() && C->dns4_n == 1 && !C->no_dhcp_dns,
+	expect(accepted() && C->dns_opt.dns4_n == 1 && !C->no_dhcp_dns,
 	       NULL, "a later name server undoes -D none");
 	printf("# got: no_dhcp_dns %d, %d IPv4 name server(s)\n",
-	       C->no_dhcp_dns, C->dns4_n);
+	       C->no_dhcp_dns, C->dns_opt.dns4_n);
 
 	PASTA("-a", "192.0.2.10", "-a", "2001:db8::10");
 	expect(accepted() && C->addr4_set && C->addr6_set &&
@@ -884,15 +888,16 @@ static void test_dhcp_dns(void)
 {
 	PASTA("-D", "192.0.2.53", "-S", "example.org");
 	expect(accepted() && C->no_dhcp_dns && C->no_dhcp_search &&
-	       C->dns4_n == 1, NULL,
+	       C->dns_opt.dns4_n == 1, NULL,
 	       "pasta: -D, -S taken, but neither handed out by default");
 	PASTA("--dhcp-dns", "-D", "192.0.2.53");
 	expect(accepted() && !C->no_dhcp_dns && C->no_dhcp_search &&
-	       C->dns4_n == 1 && addr4_is(C->dns4[0], "192.0.2.53"), NULL,
+	       C->dns_opt.dns4_n == 1 &&
+	       addr4_is(C->dns_opt.dns4[0], "192.0.2.53"), NULL,
 	       "pasta --dhcp-dns: the name servers, not the search list");
 	PASTA("--dhcp-search", "-S", "example.org");
 	expect(accepted() && C->no_dhcp_dns && !C->no_dhcp_search &&
-	       C->dns_search_n == 1, NULL,
+	       C->dns_opt.search_n == 1, NULL,
 	       "pasta --dhcp-search: the search list, not the name servers");
 	PASTA("--dhcp-dns", "--dhcp-search");
 	expect(accepted() && !C->no_dhcp_dns && !C->no_dhcp_search, NULL,
@@ -969,10 +974,10 @@ static void test_flags(void)
 	}
 
 	PASST("--no-dhcp-dns");
-	expect(accepted() && !C->dns4_n && !C->dns6_n, NULL,
+	expect(accepted() && !R.r.offer.dns4_n && !R.r.offer.dns6_n, NULL,
 	       "no name server taken from resolv.conf");
 	PASST("--no-dhcp-search");
-	expect(accepted() && !C->dns_search_n, NULL,
+	expect(accepted() && !R.r.offer.search_n, NULL,
 	       "no search list taken from resolv.conf");
 
 	PASTA("--no-tcp");
@@ -1054,8 +1059,8 @@ static void test_pairs(void)
 	}
 
 	PASTA("--dns-forward", "192.0.2.53");
-	expect(accepted() && C->dns4_n == 1 &&
-	       addr4_is(C->dns4[0], "192.0.2.53"), NULL,
+	expect(accepted() && C->dns_opt.dns4_n == 1 &&
+	       addr4_is(C->dns_opt.dns4[0], "192.0.2.53"), NULL,
 	       "without -D, the guest is told to use that address");
 	PASTA("--dns-host", "2001:db8::53");
 	expect(accepted() && inany_is6(&C->dns_host, "2001:db8::53"), NULL,
@@ -1162,8 +1167,8 @@ static void test_values(void)
 	       addr6_is(&C->ll6_ours, "fe80::2"), NULL,
 	       "a gateway per family; link-local IPv6 is our address");
 	PASTA("-S", "one.example,two.example three.example");
-	expect(accepted() && C->dns_search_n == 3 &&
-	       !strcmp(C->dns_search[2], "three.example"), NULL,
+	expect(accepted() && C->dns_opt.search_n == 3 &&
+	       !strcmp(C->dns_opt.search[2], "three.example"), NULL,
 	       "a search list, commas or spaces");
 	PASTA("-H", "guest");
 	expect(accepted() && !strcmp(C->hostname, "guest"), NULL,

@@ -484,12 +484,13 @@ static void test_sizes(void)
 	struct ctx saved = c;
 	size_t i, want = 0;
 
-	c.dns_search_n = 6;
+	c.dns_opt.search_n = 6;
 	for (i = 0; i < 6; i++) {
-		strcpy(c.dns_search[i], long_names[i]);
+		strcpy(c.dns_opt.search[i], long_names[i]);
 		if (i != 4)
 			want += strlen(long_names[i]) + 2 - (i == 2);
 	}
+	resolv_conf_file(&c, NULL);
 
 	req_start(0x70, NULL, 0);
 	req_type(1);
@@ -521,6 +522,7 @@ static void test_sizes(void)
 	   "MTU 600 below option 57: reply fits the MTU, search list left out");
 
 	c = saved;
+	resolv_conf_file(&c, NULL);
 	c.no_dhcp_dns = true;
 	c.no_dhcp_search = true;
 	req_start(0x73, NULL, 0);
@@ -590,6 +592,7 @@ static int write_file(const char *path, const char *text)
 static void test_resolv(void)
 {
 	char path[] = "/tmp/unit_dhcp_resolv.XXXXXX", longline[6000];
+	const struct dns_offer *o = resolv_offer();
 	int fd = mkstemp(path);
 	struct ctx t;
 
@@ -614,34 +617,35 @@ static void test_resolv(void)
 			 "options edns0\n"
 			 "search example.com. lab.example.org . a b c d e f g\n");
 	resolv_conf_file(&t, path);
-	ok(t.dns4_n == 3 && addr4_is(t.dns4[0], "192.0.2.1") &&
-	   addr4_is(t.dns4[1], "127.0.0.1") && addr4_is(t.dns4[2], "192.0.2.3"),
+	ok(o->dns4_n == 3 && addr4_is(o->dns4[0], "192.0.2.1") &&
+	   addr4_is(o->dns4[1], "127.0.0.1") &&
+	   addr4_is(o->dns4[2], "192.0.2.3"),
 	   "resolv.conf: IPv4 servers, 127.0.0.53 and IPv6 skipped, at most 3");
-	ok(t.dns_search_n == 6 && !strcmp(t.dns_search[0], "example.com") &&
-	   !strcmp(t.dns_search[1], "lab.example.org") &&
-	   !strcmp(t.dns_search[2], "a") && !strcmp(t.dns_search[5], "d"),
+	ok(o->search_n == 6 && !strcmp(o->search[0], "example.com") &&
+	   !strcmp(o->search[1], "lab.example.org") &&
+	   !strcmp(o->search[2], "a") && !strcmp(o->search[5], "d"),
 	   "resolv.conf: last search line wins, trailing dot and '.' dropped, at most 6");
 
 	memset(&t, 0, sizeof(t));
 	write_file(path, "search one.example two.example\ndomain three.example\n");
 	resolv_conf_file(&t, path);
-	ok(t.dns_search_n == 1 && !strcmp(t.dns_search[0], "three.example") &&
-	   t.dns4_n == 0, "resolv.conf: a later domain line replaces search");
+	ok(o->search_n == 1 && !strcmp(o->search[0], "three.example") &&
+	   o->dns4_n == 0, "resolv.conf: a later domain line replaces search");
 
 	memset(&t, 0, sizeof(t));
 	t.no_map_gw = true;
 	write_file(path, "nameserver 127.0.0.1\nnameserver 0.0.0.0\n");
 	resolv_conf_file(&t, path);
-	ok(t.dns4_n == 0, "resolv.conf: 127.0.0.1 skipped with --no-map-gw, 0.0.0.0 skipped");
+	ok(o->dns4_n == 0, "resolv.conf: 127.0.0.1 skipped with --no-map-gw, 0.0.0.0 skipped");
 
 	memset(&t, 0, sizeof(t));
-	t.dns4_n = 1;
-	inet_pton(AF_INET, "192.0.2.200", &t.dns4[0]);
+	t.dns_opt.dns4_n = 1;
+	inet_pton(AF_INET, "192.0.2.200", &t.dns_opt.dns4[0]);
 	t.no_dhcp_search = true;
 	write_file(path, "nameserver 192.0.2.1\nsearch example.com\n");
 	resolv_conf_file(&t, path);
-	ok(t.dns4_n == 1 && addr4_is(t.dns4[0], "192.0.2.200") &&
-	   t.dns_search_n == 0,
+	ok(o->dns4_n == 1 && addr4_is(o->dns4[0], "192.0.2.200") &&
+	   o->search_n == 0,
 	   "resolv.conf: -D servers kept, --no-dhcp-search honoured");
 
 	memset(&t, 0, sizeof(t));
@@ -653,14 +657,15 @@ static void test_resolv(void)
 		fclose(f);
 	}
 	resolv_conf_file(&t, path);
-	ok(t.dns_search_n == 0 && t.dns4_n == 1 &&
-	   addr4_is(t.dns4[0], "192.0.2.5"),
+	ok(o->search_n == 0 && o->dns4_n == 1 &&
+	   addr4_is(o->dns4[0], "192.0.2.5"),
 	   "resolv.conf: over-long line skipped whole, next line read");
 
 	unlink(path);
 	memset(&t, 0, sizeof(t));
 	resolv_conf_file(&t, path);
-	ok(t.dns4_n == 0 && t.dns_search_n == 0, "resolv.conf missing: nothing set");
+	ok(o->dns4_n == 0 && o->search_n == 0, "resolv.conf missing: nothing set");
+	resolv_conf_file(&c, NULL);
 }
 
 int main(void)
@@ -674,10 +679,11 @@ int main(void)
 	c.prefix4 = 24;
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	link_guest_mac_seen(guest_mac);
-	c.dns4_n = 2;
-	inet_pton(AF_INET, "192.0.2.53", &c.dns4[0]);
-	inet_pton(AF_INET, "127.0.0.1", &c.dns4[1]);
+	c.dns_opt.dns4_n = 2;
+	inet_pton(AF_INET, "192.0.2.53", &c.dns_opt.dns4[0]);
+	inet_pton(AF_INET, "127.0.0.1", &c.dns_opt.dns4[1]);
 	search_list_set(&c);
+	resolv_conf_file(&c, NULL);
 
 	test_discover();
 	test_fqdn();

@@ -28,6 +28,7 @@
 #include "../log.h"
 #include "../passt.h"
 #include "../pkt.h"
+#include "../resolv.h"
 #include "unit_lib.h"
 
 static struct ctx c;
@@ -913,17 +914,18 @@ static void test_sizes(void)
 	struct ia ia;
 	int i, got;
 
-	c.dns_search_n = 5;
+	c.dns_opt.search_n = 5;
 	for (i = 0; i < 5; i++) {
-		memset(c.dns_search[i], 'a' + i, 60);
-		memcpy(c.dns_search[i] + 60, ".", 1);
-		memset(c.dns_search[i] + 61, 'b', 60);
-		memcpy(c.dns_search[i] + 121, ".", 1);
-		memset(c.dns_search[i] + 122, 'c', 60);
-		memcpy(c.dns_search[i] + 182, ".", 1);
-		memset(c.dns_search[i] + 183, 'd', 50);
-		memcpy(c.dns_search[i] + 233, ".example", 9);
+		memset(c.dns_opt.search[i], 'a' + i, 60);
+		memcpy(c.dns_opt.search[i] + 60, ".", 1);
+		memset(c.dns_opt.search[i] + 61, 'b', 60);
+		memcpy(c.dns_opt.search[i] + 121, ".", 1);
+		memset(c.dns_opt.search[i] + 122, 'c', 60);
+		memcpy(c.dns_opt.search[i] + 182, ".", 1);
+		memset(c.dns_opt.search[i] + 183, 'd', 50);
+		memcpy(c.dns_opt.search[i] + 233, ".example", 9);
 	}
+	resolv_conf_file(&c, NULL);
 
 	c.mtu = 1280;
 	m_start(1, 0x5);
@@ -949,6 +951,7 @@ static void test_sizes(void)
 	   "MTU 576: replies still use the IPv6 minimum of 1280");
 
 	c = saved;
+	resolv_conf_file(&c, NULL);
 	c.no_dhcp_dns = true;
 	c.no_dhcp_search = true;
 	m_send();
@@ -1066,11 +1069,12 @@ int main(void)
 	inet_pton(AF_INET6, "2001:db8::1", &c.gw6);
 	c.map_host_lo[INANY_V6].a6 = c.gw6;	/* as conf() sets it */
 	inet_pton(AF_INET6, OUR_LL, &c.ll6_ours);
-	c.dns6_n = 3;
-	inet_pton(AF_INET6, "2001:db8::53", &c.dns6[0]);
-	inet_pton(AF_INET6, "::1", &c.dns6[1]);
-	inet_pton(AF_INET6, "fe80::53", &c.dns6[2]);
+	c.dns_opt.dns6_n = 3;
+	inet_pton(AF_INET6, "2001:db8::53", &c.dns_opt.dns6[0]);
+	inet_pton(AF_INET6, "::1", &c.dns_opt.dns6[1]);
+	inet_pton(AF_INET6, "fe80::53", &c.dns_opt.dns6[2]);
 	search_list_set(&c);
+	resolv_conf_file(&c, NULL);
 
 	inet_pton(AF_INET6, GUEST_LL, &l3.src.a6);
 	inet_pton(AF_INET6, "ff02::1:2", &l3.dst.a6);

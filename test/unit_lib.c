@@ -355,15 +355,17 @@ const uint8_t search_wire[] = "\x07" "example" "\x03" "com" "\x00"
 			      "\x03" "lab" "\x07" "example" "\x03" "org" "\x00";
 
 /**
- * search_list_set() - configure the search list: example.com, then
- *		       lab.example.org, with a trailing dot to be dropped
+ * search_list_set() - configure the search list as -S would: example.com,
+ *		       then lab.example.org, with a trailing dot to be dropped
  * @c:		execution context
+ *
+ * Then resolv_conf_file(c, NULL) takes it, as conf() does.
  */
 void search_list_set(struct ctx *c)
 {
-	c->dns_search_n = 2;
-	strcpy(c->dns_search[0], "example.com");
-	strcpy(c->dns_search[1], "lab.example.org.");
+	c->dns_opt.search_n = 2;
+	strcpy(c->dns_opt.search[0], "example.com");
+	strcpy(c->dns_opt.search[1], "lab.example.org.");
 }
 
 /* --- addresses ------------------------------------------------------------ */

@@ -38,6 +38,7 @@
 #include "../ndp.h"
 #include "../passt.h"
 #include "../pkt.h"
+#include "../resolv.h"
 #include "unit_lib.h"
 
 /* The reason ndp.c gives for every malformed message */
@@ -366,13 +367,14 @@ static void settle(void)
 	drain();
 }
 
-/* Restore a saved configuration, but not the clock */
+/* Restore a saved configuration and the resolvers it gives, not the clock */
 static void restore(const struct ctx *saved)
 {
 	int64_t now = c.now;
 
 	c = *saved;
 	c.now = now;
+	resolv_conf_file(&c, NULL);
 }
 
 /* The RA deadline, with any RA due sent and thrown away */
@@ -729,27 +731,29 @@ static void test_ra_config(void)
 	   "the search list without name servers: DNSSL, no RDNSS");
 	restore(&saved);
 
-	c.dns6_n = 1;
-	c.dns6[0] = a6("::1");
+	c.dns_opt.dns6_n = 1;
+	c.dns_opt.dns6[0] = a6("::1");
 	c.no_map_gw = true;
 	memset(&c.map_host_lo, 0, sizeof(c.map_host_lo));
-	c.dns_search_n = 2;
-	strcpy(c.dns_search[0], "bad..example");
-	strcpy(c.dns_search[1], ".");
+	c.dns_opt.search_n = 2;
+	strcpy(c.dns_opt.search[0], "bad..example");
+	strcpy(c.dns_opt.search[1], ".");
+	resolv_conf_file(&c, NULL);
 	ok(rs_to_ra() && !rep.opt_count[25] && !rep.opt_count[31],
 	   "::1 with --no-map-gw, invalid search domains: no RDNSS, no DNSSL");
 	restore(&saved);
 
 	c.mtu = 1280;
-	c.dns_search_n = 6;
+	c.dns_opt.search_n = 6;
 	for (i = 0; i < 6; i++) {
-		char *s = c.dns_search[i];
+		char *s = c.dns_opt.search[i];
 
 		/* 253 characters: 255 bytes in wire format */
 		memset(s, 'a' + i, 253);
 		s[63] = s[127] = s[191] = '.';
 		s[253] = 0;
 	}
+	resolv_conf_file(&c, NULL);
 	ok(rs_to_ra() && rep.f.len <= 14 + 1280 &&
 	   opt_is(5, "\x05\x01\x00\x00\x00\x00\x05\x00", 8) &&
 	   rep.opt_count[31] == 1 && rep.opt_len[31] == 8 + 4 * 255 + 4 &&
@@ -934,11 +938,12 @@ int main(void)
 	ip_guest_seen(&(union inany_addr){ .a6 = a6("fe80::ff:fe00:1") });
 	memcpy(c.mac_ours, our_mac, 6);
 	link_guest_mac_seen(guest_mac);
-	c.dns6_n = 3;
-	c.dns6[0] = a6("2001:db8::53");
-	c.dns6[1] = a6("::1");
-	c.dns6[2] = a6("fe80::53");
+	c.dns_opt.dns6_n = 3;
+	c.dns_opt.dns6[0] = a6("2001:db8::53");
+	c.dns_opt.dns6[1] = a6("::1");
+	c.dns_opt.dns6[2] = a6("fe80::53");
 	search_list_set(&c);
+	resolv_conf_file(&c, NULL);
 
 	test_captured_sums();
 	test_ns();

@@ -17,6 +17,7 @@
 #include "../../inany.h"
 #include "../../link.h"
 #include "../../log.h"
+#include "../../resolv.h"
 #include "../../splice.h"
 #include "../../stream.h"
 #include "../../tap.h"
@@ -52,11 +53,12 @@ void fuzz_ctx_init(enum mode mode)
 	inet_pton(AF_INET6, "2001:db8::1", &c->addr6);
 	inet_pton(AF_INET6, "2001:db8::2", &c->gw6);
 	inet_pton(AF_INET6, "fe80::1", &c->ll6_ours);
-	inet_pton(AF_INET, "192.0.2.53", &c->dns4[0]);
-	c->dns4_n = 1;
+	inet_pton(AF_INET, "192.0.2.53", &c->dns_opt.dns4[0]);
+	c->dns_opt.dns4_n = 1;
 	inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
-	strcpy(c->dns_search[0], "example.org");
-	c->dns_search_n = 1;
+	strcpy(c->dns_opt.search[0], "example.org");
+	c->dns_opt.search_n = 1;
+	resolv_conf_file(c, NULL);
 	memcpy(c->mac_ours, "\x02\x70\x61\x73\x74\x61", ETH_ADDR_LEN);
 	c->now = now_ms();
 	flow_init();
