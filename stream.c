@@ -221,14 +221,14 @@ static int stream_send(struct ctx *c, const struct link_frame *f,
 /**
  * stream_frames() - copy the complete frames at the start of the stream
  *		     buffer into receive slots, keep the rest for later
- * @rx:		frames, set
- * @max:	at most this many
+ * @rx:		frames of the batch, set from @n on
+ * @n:		frames of the batch so far: the first slot to fill
+ * @max:	frames in the batch at most
  *
- * Return: frames copied, -1 on a bad length prefix
+ * Return: frames in the batch now, -1 on a bad length prefix
  */
-static int stream_frames(struct link_rx *rx, unsigned int max)
+static int stream_frames(struct link_rx *rx, unsigned int n, unsigned int max)
 {
-	unsigned int n = 0;
 	size_t off = 0;
 
 	while (n < max && stream_in_len - off >= sizeof(uint32_t)) {
@@ -299,13 +299,13 @@ static unsigned int stream_recv(struct ctx *c, uint32_t events,
 		return 0;
 	}
 	for (;;) {
-		int got = stream_frames(rx + n, max - n);
+		int got = stream_frames(rx, n, max);
 
 		if (got < 0) {
 			link_guest_gone();
 			break;
 		}
-		n += got;
+		n = got;
 		if (n == max)
 			return n;
 		if (ret < 0 || stream_reads >= LINK_READS_MAX)

@@ -3,7 +3,8 @@
  *
  * Frames are fed to input_frame() directly, as if read from the tap device,
  * with no tap attached (fd_tap = -1): replies go nowhere. Each malformed
- * frame must bump exactly its own drop counter and create no flow.
+ * frame must bump exactly its own drop counter and create no flow. The
+ * stream backend is read through link_recv() from a socketpair.
  * Prints TAP.
  */
 
@@ -17,16 +18,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "../checksum.h"
 #include "../flow.h"
 #include "../flow_table.h"
 #include "../fwd.h"
 #include "../icmp.h"
+#include "../link.h"
 #include "../passt.h"
 #include "../pkt.h"
-#include "../splice.h"
 #include "../input.h"
+#include "../splice.h"
+#include "../stream.h"
 #include "../tcp.h"
 #include "../udp.h"
 #include "unit_lib.h"
@@ -672,6 +677,54 @@ static void test_flow_lifetimes(void)
 	flow_defer_free(&c);
 }
 
+/**
+ * test_stream_batch() - a batch of frames from several reads of passt's
+ *			 socket: each frame whole, in its own slot
+ *
+ * Frames of 60000 bytes: the stream buffer takes four at a time, so one
+ * batch is made of several reads.
+ */
+static void test_stream_batch(void)
+{
+	enum { N = 12, LEN = 60000 };
+	static uint8_t frame[sizeof(uint32_t) + LEN];
+	struct link_rx rx[LINK_RX_MAX];
+	int sndbuf = 4 << 20, sv[2], i, bad = 0;
+	uint32_t prefix = htonl(LEN);
+	unsigned int n;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) ||
+	    setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf,
+		       sizeof(sndbuf))) {
+		perror("socketpair");
+		exit(1);
+	}
+	c.mode = MODE_PASST;
+	c.fd_tap_listen = -1;
+	stream_guest_attach(&c, sv[0]);
+	link_init(&c, &stream_link);
+	memcpy(frame, &prefix, sizeof(prefix));
+	for (i = 0; i < N; i++) {
+		memset(frame + sizeof(prefix), i + 1, LEN);
+		if (write(sv[1], frame, sizeof(frame)) != sizeof(frame))
+			bad++;
+	}
+	n = link_recv(&c, EPOLLIN, rx, LINK_RX_MAX);
+	for (i = 0; i < (int)n; i++) {
+		if (rx[i].len != LEN || rx[i].data[0] != i + 1 ||
+		    rx[i].data[LEN - 1] != i + 1)
+			bad++;
+	}
+	ok(n == N && !bad, "passt's socket: 12 frames of 60000 bytes from "
+	   "several reads in one batch, each whole and in order");
+
+	link_guest_gone();
+	link_guest_detach(&c);		/* closes sv[0] */
+	close(sv[1]);
+	c.mode = MODE_PASTA;
+	c.quit = false;
+}
+
 int main(void)
 {
 	c.mode = MODE_PASTA;
@@ -699,6 +752,7 @@ int main(void)
 	test_flow_budgets();
 	test_flow_lifetimes();
 	test_flow_evict_half_open();
+	test_stream_batch();
 
 	return tests_done();
 }
