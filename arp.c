@@ -52,7 +52,7 @@ void arp_input(struct ctx *c, struct pkt_view v)
 	if (ah->ar_op != htons(ARPOP_REQUEST))
 		return;
 	/* Not for the guest's own address, nor its probes (sender 0.0.0.0) */
-	if (!memcmp(req->tip, &c->addr4, 4) ||
+	if (!memcmp(req->tip, &ip_net()->addr4, 4) ||
 	    !memcmp(req->tip, req->sip, 4))
 		return;
 

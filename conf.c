@@ -92,8 +92,8 @@ static const struct {
 	{ 'f',			offsetof(struct ctx, foreground) },
 	{ 'q',			offsetof(struct ctx, quiet) },
 	{ '1',			offsetof(struct ctx, one_off) },
-	{ '4',			offsetof(struct ctx, ip6_off) },
-	{ '6',			offsetof(struct ctx, ip4_off) },
+	{ '4',			offsetof(struct ctx, net.ip6_off) },
+	{ '6',			offsetof(struct ctx, net.ip4_off) },
 };
 
 #define OPTSTRING	"-fdqeP:p:a:n:g:m:t:u:T:U:I:s:F:1h46D:S:l:M:i:o:H:"
@@ -377,12 +377,12 @@ static void conf_addr_once(struct ctx *c, const char *s)
 	if (conf_addr("-a", s, &a4, &a6) == AF_INET) {
 		if (c->addr4_set)
 			die("Two IPv4 addresses for -a: %s", s);
-		c->addr4 = a4;
+		c->net.addr4 = a4;
 		c->addr4_set = true;
 	} else {
 		if (c->addr6_set)
 			die("Two IPv6 addresses for -a: %s", s);
-		c->addr6 = a6;
+		c->net.addr6 = a6;
 		c->addr6_set = true;
 	}
 }
@@ -401,18 +401,18 @@ static void conf_guest_set(struct ctx *c, const union inany_addr *addr,
 
 	if (a4) {
 		if (!c->addr4_set)
-			c->addr4 = *a4;
+			c->net.addr4 = *a4;
 		if (!c->prefix4_set)
-			c->prefix4 = prefix;
+			c->net.prefix4 = prefix;
 		if (!c->gw4_set)
-			c->gw4 = *gw4;
+			c->net.gw4 = *gw4;
 		return;
 	}
 	if (!c->addr6_set)
-		c->addr6 = addr->a6;
-	c->prefix6 = prefix;
+		c->net.addr6 = addr->a6;
+	c->net.prefix6 = prefix;
 	if (!c->gw6_set)
-		c->gw6 = gw->a6;
+		c->net.gw6 = gw->a6;
 }
 
 /**
@@ -429,7 +429,7 @@ static void conf_host_family(struct ctx *c, int nl, int family)
 {
 	struct host_fam h;
 
-	if (!ip_family_on(c, family))
+	if (family == AF_INET ? c->net.ip4_off : c->net.ip6_off)
 		return;
 	if (c->host_ifname[0] && nl_link_index(nl, c->host_ifname) <= 0)
 		die("No interface %s for -i", c->host_ifname);
@@ -457,17 +457,17 @@ static void conf_local(struct ctx *c)
 	info("No default route with an address on the host: link-local "
 	     "addresses%s", c->no_follow_host ? "" :
 	     ", until the host has a route");
-	if (!c->ip4_off) {
+	if (!c->net.ip4_off) {
 		follow_local(AF_INET, &g, &in6addr_any);
 		if (!c->addr4_set)
-			c->addr4 = *inany_v4(&g.addr);
+			c->net.addr4 = *inany_v4(&g.addr);
 		if (!c->prefix4_set)
-			c->prefix4 = g.prefix;
+			c->net.prefix4 = g.prefix;
 		if (!c->gw4_set)
-			c->gw4 = *inany_v4(&g.gw);
+			c->net.gw4 = *inany_v4(&g.gw);
 	}
-	if (!c->ip6_off && !c->gw6_set)
-		c->gw6 = in6addr_any;	/* our link-local address, below */
+	if (!c->net.ip6_off && !c->gw6_set)
+		c->net.gw6 = in6addr_any;	/* our link-local one, below */
 }
 
 /**
@@ -480,24 +480,24 @@ static void conf_local(struct ctx *c)
  */
 static void conf_family_check(struct ctx *c)
 {
-	bool v4 = !c->ip4_off && c->addr4.s_addr && c->gw4.s_addr;
-	bool v6 = !c->ip6_off && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
+	bool v4 = !c->net.ip4_off && c->net.addr4.s_addr && c->net.gw4.s_addr;
+	bool v6 = !c->net.ip6_off && !IN6_IS_ADDR_UNSPECIFIED(&c->net.addr6);
 
 	if (!v4 && !v6) {
 		conf_local(c);
 		return;
 	}
-	if (!c->ip4_off && !v4) {
+	if (!c->net.ip4_off && !v4) {
 		info("No IPv4 address or gateway on the host: IPv6 only%s",
 		     c->no_follow_host ? "" : ", until the host has them");
-		c->ip4_off = true;
-		c->ip4_wait = !c->no_follow_host;
+		c->net.ip4_off = true;
+		c->net.ip4_wait = !c->no_follow_host;
 	}
-	if (!c->ip6_off && !v6) {
+	if (!c->net.ip6_off && !v6) {
 		debug("No IPv6 address on the host: IPv4 only%s",
 		      c->no_follow_host ? "" : ", until the host has one");
-		c->ip6_off = true;
-		c->ip6_wait = !c->no_follow_host;
+		c->net.ip6_off = true;
+		c->net.ip6_wait = !c->no_follow_host;
 	}
 }
 
@@ -513,17 +513,18 @@ static void conf_family_check(struct ctx *c)
 static void conf_map_defaults(struct ctx *c)
 {
 	struct dns_offer *opt = &c->dns_opt;
+	struct guest_net *n = &c->net;
 
 	if (!c->no_map_gw) {
 		/* A family that comes on later (follow.c) takes it then */
 		c->map_host_lo_is_gw[INANY_V4] =
-			!inany_is_set(&c->map_host_lo[INANY_V4]);
+			!inany_is_set(&n->map_host_lo[INANY_V4]);
 		c->map_host_lo_is_gw[INANY_V6] =
-			!inany_is_set(&c->map_host_lo[INANY_V6]);
-		if (c->map_host_lo_is_gw[INANY_V4] && !c->ip4_off)
-			inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
-		if (c->map_host_lo_is_gw[INANY_V6] && !c->ip6_off)
-			c->map_host_lo[INANY_V6].a6 = c->gw6;
+			!inany_is_set(&n->map_host_lo[INANY_V6]);
+		if (c->map_host_lo_is_gw[INANY_V4] && !n->ip4_off)
+			inany_from_v4(&n->map_host_lo[INANY_V4], n->gw4);
+		if (c->map_host_lo_is_gw[INANY_V6] && !n->ip6_off)
+			n->map_host_lo[INANY_V6].a6 = n->gw6;
 	}
 	if (inany_is_set(&c->dns_match[INANY_V4]) && !opt->dns4_n)
 		opt->dns4[opt->dns4_n++] = *inany_v4(&c->dns_match[INANY_V4]);
@@ -549,14 +550,14 @@ static void conf_ll6(struct ctx *c, const struct in6_addr *host_ll)
 		.s6_addr = { 0xfe, 0x80, [15] = 1 },
 	};
 
-	if (IN6_IS_ADDR_LINKLOCAL(&c->gw6))
-		c->ll6_ours = c->gw6;
+	if (IN6_IS_ADDR_LINKLOCAL(&c->net.gw6))
+		c->net.ll6_ours = c->net.gw6;
 	else if (IN6_IS_ADDR_LINKLOCAL(host_ll))
-		c->ll6_ours = *host_ll;
+		c->net.ll6_ours = *host_ll;
 	else
-		c->ll6_ours = ll6_default;
-	if (IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
-		c->gw6 = c->ll6_ours;
+		c->net.ll6_ours = ll6_default;
+	if (IN6_IS_ADDR_UNSPECIFIED(&c->net.gw6))
+		c->net.gw6 = c->net.ll6_ours;
 }
 
 /**
@@ -578,10 +579,10 @@ static void conf_host_defaults(struct ctx *c)
 	close(nl);
 
 	conf_family_check(c);
-	if (!c->prefix4)
-		c->prefix4 = 24;
-	if (!c->prefix6)
-		c->prefix6 = 64;
+	if (!c->net.prefix4)
+		c->net.prefix4 = 24;
+	if (!c->net.prefix6)
+		c->net.prefix6 = 64;
 	conf_ll6(c, &host_ll);
 	if (!c->ifname[0] &&
 	    (!c->host_ifi || !if_indextoname(c->host_ifi, c->ifname)))
@@ -767,11 +768,11 @@ static bool conf_option_net(struct ctx *c, int opt, const char *arg)
 		conf_addr_once(c, arg);
 		break;
 	case 'n':
-		c->prefix4 = conf_prefix(arg);
+		c->net.prefix4 = conf_prefix(arg);
 		c->prefix4_set = true;
 		break;
 	case 'g':
-		if (conf_addr("-g", arg, &c->gw4, &c->gw6) == AF_INET)
+		if (conf_addr("-g", arg, &c->net.gw4, &c->net.gw6) == AF_INET)
 			c->gw4_set = true;
 		else
 			c->gw6_set = true;
@@ -808,10 +809,10 @@ static bool conf_option_net(struct ctx *c, int opt, const char *arg)
 	case OPT_MAP_HOST_LOOPBACK:
 		if (!strcmp(arg, "none")) {	/* as --no-map-gw */
 			c->no_map_gw = true;
-			memset(c->map_host_lo, 0, sizeof(c->map_host_lo));
+			memset(c->net.map_host_lo, 0, sizeof(c->net.map_host_lo));
 		} else {
 			conf_addr_pair("--map-host-loopback", arg,
-				       c->map_host_lo);
+				       c->net.map_host_lo);
 		}
 		break;
 	case OPT_MAP_GUEST_ADDR:
@@ -1060,7 +1061,7 @@ static void __attribute__((noreturn)) conf_version(const char *name)
  */
 static void conf_check(const struct ctx *c)
 {
-	if (c->ip4_off && c->ip6_off)
+	if (c->net.ip4_off && c->net.ip6_off)
 		die("-4 and -6 together leave no family: pick one");
 	if (c->one_off)
 		conf_for_mode(c, MODE_PASST, "-1");
@@ -1113,44 +1114,46 @@ void conf_print(const struct ctx *c)
 			 c->no_ndp ? "DHCPv6:" : c->no_dhcpv6 ? "NDP:" :
 			 "NDP/DHCPv6:";
 	const uint8_t *m = c->mac_ours;
+	const struct guest_net *n = &c->net;
 
 	if (!if_indextoname(c->host_ifi, ifn))
 		strcpy(ifn, "(none)");
-	info("Template interface: %s%s%s%s%s", c->ip4_off ? "" : ifn,
-	     c->ip4_off ? "" : " (IPv4)",
-	     !c->ip4_off && !c->ip6_off ? ", " : "",
-	     c->ip6_off ? "" : ifn, c->ip6_off ? "" : " (IPv6)");
+	info("Template interface: %s%s%s%s%s", n->ip4_off ? "" : ifn,
+	     n->ip4_off ? "" : " (IPv4)",
+	     !n->ip4_off && !n->ip6_off ? ", " : "",
+	     n->ip6_off ? "" : ifn, n->ip6_off ? "" : " (IPv6)");
 	if (c->mode == MODE_PASTA)
 		info("Namespace interface: %s", c->ifname);
 	info("MAC:");
 	info("    host: %02x:%02x:%02x:%02x:%02x:%02x",
 	     m[0], m[1], m[2], m[3], m[4], m[5]);
 
-	if (!c->ip4_off) {
-		uint32_t mask = htonl(c->prefix4 ? ~0U << (32 - c->prefix4) : 0);
+	if (!n->ip4_off) {
+		uint32_t mask = n->prefix4 ? ~0U << (32 - n->prefix4) : 0;
 
+		mask = htonl(mask);
 		if (!c->no_dhcp) {
 			info("DHCP:");
-			info("    assign: %s", inet_ntop(AF_INET, &c->addr4,
+			info("    assign: %s", inet_ntop(AF_INET, &n->addr4,
 							 buf, sizeof(buf)));
 			info("    mask: %s", inet_ntop(AF_INET, &mask, buf,
 						       sizeof(buf)));
-			info("    router: %s", inet_ntop(AF_INET, &c->gw4,
+			info("    router: %s", inet_ntop(AF_INET, &n->gw4,
 							 buf, sizeof(buf)));
 		}
 		conf_print_dns(c, AF_INET);
 	}
-	if (!c->ip6_off) {
+	if (!n->ip6_off) {
 		if (v6) {
 			info("%s", v6);
 			info("    assign: %s",
-			     IN6_IS_ADDR_UNSPECIFIED(&c->addr6) ?
+			     IN6_IS_ADDR_UNSPECIFIED(&n->addr6) ?
 			     "(link-local only)" :
-			     inet_ntop(AF_INET6, &c->addr6, buf, sizeof(buf)));
-			info("    router: %s", inet_ntop(AF_INET6, &c->gw6,
+			     inet_ntop(AF_INET6, &n->addr6, buf, sizeof(buf)));
+			info("    router: %s", inet_ntop(AF_INET6, &n->gw6,
 							 buf, sizeof(buf)));
 			info("    our link-local: %s",
-			     inet_ntop(AF_INET6, &c->ll6_ours, buf,
+			     inet_ntop(AF_INET6, &n->ll6_ours, buf,
 				       sizeof(buf)));
 		}
 		conf_print_dns(c, AF_INET6);
@@ -1222,4 +1225,5 @@ void conf(struct ctx *c, int argc, char **argv)
 	c->no_dhcp_dns |= c->no_dns;
 	c->no_dhcp_search |= c->no_dns_search;
 	resolv_conf(c);
+	ip_net_init(c);
 }

@@ -2,7 +2,7 @@
 /* dhcp.c - DHCP server: one guest, one lease
  *
  * Theory of operation: passt hands its guest the address, prefix length and
- * gateway it copied from the host (c->addr4, c->prefix4, c->gw4), so there
+ * gateway it copied from the host (ip_net(): addr4, prefix4, gw4), so there
  * is exactly one lease, no pool and no state: whoever asks on the link gets
  * that address, for an infinite lease time (RFC 2131, 3.3), and DECLINE and
  * RELEASE need no answer. udp.c hands us each datagram the guest sends from
@@ -326,14 +326,13 @@ static bool dhcp_parse(struct pkt_view v, struct dhcp_req *r)
 
 /**
  * dhcp_decide() - choose the reply to a request (RFC 2131, 4.3)
- * @c:		execution context
  * @r:		parsed request
  *
  * Return: reply descriptor, type 0 if there's nothing to send
  */
-static struct dhcp_reply_desc dhcp_decide(const struct ctx *c,
-					  const struct dhcp_req *r)
+static struct dhcp_reply_desc dhcp_decide(const struct dhcp_req *r)
 {
+	const struct guest_net *net = ip_net();
 	struct dhcp_reply_desc d = { 0 };
 	struct in_addr want;
 
@@ -345,13 +344,14 @@ static struct dhcp_reply_desc dhcp_decide(const struct ctx *c,
 		break;
 	case DHCPREQUEST:
 		/* SELECTING: the client took another server's offer */
-		if (r->server_id.s_addr && r->server_id.s_addr != c->gw4.s_addr)
+		if (r->server_id.s_addr &&
+		    r->server_id.s_addr != net->gw4.s_addr)
 			break;
 		/* SELECTING, INIT-REBOOT: option 50; RENEWING, REBINDING:
 		 * ciaddr. Neither: nothing we can ACK.
 		 */
 		want = r->req_addr.s_addr ? r->req_addr : r->h.ciaddr;
-		d.type = want.s_addr == c->addr4.s_addr ? DHCPACK : DHCPNAK;
+		d.type = want.s_addr == net->addr4.s_addr ? DHCPACK : DHCPNAK;
 		d.lease = d.config = d.type == DHCPACK;
 		break;
 	case DHCPINFORM:
@@ -410,16 +410,17 @@ static bool dhcp_opt_put(struct dhcp_out *o, uint8_t code, const void *val,
  */
 int dhcp_dns_offer(const struct ctx *c, struct in_addr *dns)
 {
+	const struct guest_net *net = ip_net();
 	const struct dns_offer *offer = resolv_offer();
 	int i, n = 0;
 
 	for (i = 0; !c->no_dhcp_dns && i < offer->dns4_n && i < DNS4_MAX;
 	     i++) {
-		if (!resolv_dns_usable(c, offer->dns4[i]))
+		if (!resolv_dns_usable(net, offer->dns4[i]))
 			continue;
 		if (ntohl(offer->dns4[i].s_addr) == INADDR_LOOPBACK)
 			/* what stands for the host's loopback (ip.c) */
-			dns[n++] = *inany_v4(&c->map_host_lo[INANY_V4]);
+			dns[n++] = *inany_v4(&net->map_host_lo[INANY_V4]);
 		else
 			dns[n++] = offer->dns4[i];
 	}
@@ -454,17 +455,18 @@ static void dhcp_fqdn_put(struct dhcp_out *o, const char *fqdn)
  */
 static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 {
+	const struct guest_net *net = ip_net();
 	const struct dns_offer *offer = resolv_offer();
 	uint8_t search[DNS_SEARCH_MAX * (DNS_NAME_MAX + 2)];
 	struct in_addr dns[DNS4_MAX];
-	uint32_t mask = c->prefix4 ? ~0U << (32 - c->prefix4) : 0;
+	uint32_t mask = net->prefix4 ? ~0U << (32 - net->prefix4) : 0;
 	uint16_t mtu = htons(c->mtu);
 	size_t len;
 	int n;
 
 	mask = htonl(mask);
 	dhcp_opt_put(o, OPT_SUBNET_MASK, &mask, sizeof(mask));
-	dhcp_opt_put(o, OPT_ROUTER, &c->gw4, sizeof(c->gw4));
+	dhcp_opt_put(o, OPT_ROUTER, &net->gw4, sizeof(net->gw4));
 	if (!c->mtu_no_assign)
 		dhcp_opt_put(o, OPT_MTU, &mtu, sizeof(mtu));
 
@@ -496,6 +498,7 @@ static void dhcp_opts_config(const struct ctx *c, struct dhcp_out *o)
 static size_t dhcp_msg_fill(const struct ctx *c, const struct dhcp_req *r,
 			    const struct dhcp_reply_desc *d, uint8_t *msg)
 {
+	const struct guest_net *net = ip_net();
 	size_t dgram = r->max_size > DHCP_DGRAM_MIN ? r->max_size
 						     : DHCP_DGRAM_MIN;
 	struct bootp *h = (struct bootp *)msg;
@@ -517,10 +520,10 @@ static size_t dhcp_msg_fill(const struct ctx *c, const struct dhcp_req *r,
 	if (d->type != DHCPNAK)
 		h->ciaddr = r->h.ciaddr;
 	if (d->lease)
-		h->yiaddr = c->addr4;
+		h->yiaddr = net->addr4;
 
 	dhcp_opt_put(&o, OPT_MSG_TYPE, &d->type, 1);
-	dhcp_opt_put(&o, OPT_SERVER_ID, &c->gw4, sizeof(c->gw4));
+	dhcp_opt_put(&o, OPT_SERVER_ID, &net->gw4, sizeof(net->gw4));
 	if (d->rapid_commit)
 		dhcp_opt_put(&o, OPT_RAPID_COMMIT, "", 0);
 	if (d->lease)
@@ -548,19 +551,19 @@ static const char *dhcp_mac_str(const uint8_t *mac, char *buf)
 
 /**
  * dhcp_log() - debug line per reply, info once per guest that gets a lease
- * @c:		execution context
  * @r:		request
  * @d:		reply descriptor
  * @dst:	IP destination of the reply
  */
-static void dhcp_log(const struct ctx *c, const struct dhcp_req *r,
+static void dhcp_log(const struct dhcp_req *r,
 		     const struct dhcp_reply_desc *d, struct in_addr dst)
 {
+	const struct guest_net *net = ip_net();
 	char mac[18], addr[INET_ADDRSTRLEN], to[INET_ADDRSTRLEN];
 	char gw[INET_ADDRSTRLEN];
 
 	dhcp_mac_str(r->h.chaddr, mac);
-	inet_ntop(AF_INET, &c->addr4, addr, sizeof(addr));
+	inet_ntop(AF_INET, &net->addr4, addr, sizeof(addr));
 	inet_ntop(AF_INET, &dst, to, sizeof(to));
 	debug("DHCP: %s from %s, xid %#x: %s %s to %s",
 	      dhcp_type_names[r->type], mac, ntohl(r->h.xid),
@@ -572,9 +575,9 @@ static void dhcp_log(const struct ctx *c, const struct dhcp_req *r,
 		return;
 	memcpy(dhcp_leased_mac, r->h.chaddr, ETH_ADDR_LEN);
 	dhcp_leased = true;
-	inet_ntop(AF_INET, &c->gw4, gw, sizeof(gw));
+	inet_ntop(AF_INET, &net->gw4, gw, sizeof(gw));
 	info("DHCP: guest %s has address %s/%d, gateway %s", mac, addr,
-	     c->prefix4, gw);
+	     net->prefix4, gw);
 }
 
 /**
@@ -597,8 +600,8 @@ static void dhcp_reply(struct ctx *c, const struct dhcp_req *r,
 		dst = r->h.ciaddr;
 
 	len = dhcp_msg_fill(c, r, d, msg);
-	dhcp_log(c, r, d, dst);
-	inany_from_v4(&src4, c->gw4);
+	dhcp_log(r, d, dst);
+	inany_from_v4(&src4, ip_net()->gw4);
 	inany_from_v4(&dst4, dst);
 	udp_tap_send(c, dhcp_frame, &src4, DHCP_SERVER_PORT, &dst4,
 		     DHCP_CLIENT_PORT, len);
@@ -611,6 +614,7 @@ static void dhcp_reply(struct ctx *c, const struct dhcp_req *r,
  */
 void dhcp_input(struct ctx *c, struct pkt_view v)
 {
+	const struct guest_net *net = ip_net();
 	struct dhcp_reply_desc d;
 	struct dhcp_req r;
 
@@ -619,8 +623,8 @@ void dhcp_input(struct ctx *c, struct pkt_view v)
 		return;
 	}
 
-	d = dhcp_decide(c, &r);
-	if (!d.type || !c->addr4.s_addr) {
+	d = dhcp_decide(&r);
+	if (!d.type || !net->addr4.s_addr) {
 		debug("DHCP: %s, xid %#x: no reply",
 		      r.type < DHCP_TYPE_MAX ? dhcp_type_names[r.type]
 					     : "unknown type",
@@ -634,7 +638,7 @@ void dhcp_input(struct ctx *c, struct pkt_view v)
 	if (d.type == DHCPACK && d.lease) {
 		union inany_addr a;
 
-		inany_from_v4(&a, c->addr4);
+		inany_from_v4(&a, net->addr4);
 		ip_guest_seen(&a);
 	}
 }

@@ -2,7 +2,7 @@
 /* dhcpv6.c - DHCPv6 server: one guest, one address
  *
  * Theory of operation: as dhcp.c does for IPv4, we hand the guest the one
- * global address we copied from the host (c->addr6), with infinite preferred
+ * global address we copied from the host (ip_net()), with infinite preferred
  * and valid lifetimes, and keep no state: there is no pool, so whatever
  * client DUID and IAID ask get that address, and the configuration is the
  * binding. udp.c hands us each datagram the guest sends from port 546 to
@@ -35,7 +35,7 @@
  * gets an Advertise with Preference 255, so that the client need not wait
  * for other servers (18.2.1), or at once a Reply with Rapid Commit (21.14)
  * if the client asked for it; Request, Renew and Rebind get a Reply with
- * the address; Confirm gets Success if every address in it is c->addr6,
+ * the address; Confirm gets Success if every address in it is that one,
  * NotOnLink otherwise, and no reply if it lists no address (18.3.3);
  * Release and Decline get Success: there is nothing to free, and no other
  * address to offer; Information-request gets the configuration only.
@@ -43,10 +43,10 @@
  * dhcpv6_msg_fill() builds the message: Client Identifier (echoed byte for
  * byte), Server Identifier (a DUID-LL of our MAC address, 11.4), then as
  * decided Preference, Rapid Commit and a Status Code, then one IA_NA for
- * each IA_NA of the client, its IAID echoed: the first holds c->addr6, any
+ * each IA_NA of the client, its IAID echoed: the first holds the address, any
  * further one gets NoAddrsAvail, as we have one address only. In a Reply
  * to Request, Renew or Rebind, addresses the client listed that are not
- * c->addr6 (say, from an earlier run with another address) go back with
+ * that one (say, from an earlier run with another address) go back with
  * lifetimes 0, so that the client stops using them (18.3.4). T1 and T2 are
  * infinite (0xffffffff, 7.7): the address never changes while we run and
  * its lifetimes never run out, so a Renew could only be told what the
@@ -199,7 +199,7 @@ struct dhcpv6_ia {
  * @ia_na_n:		IA_NAs in the message, those past @ia included
  * @ia_other:		IA_TA or IA_PD present
  * @addr_n:		IA Address options in all IA_NAs
- * @addr_ours_n:	those holding c->addr6
+ * @addr_ours_n:	those holding the guest's (ip_net()->addr6)
  * @oro_dns:		the Option Request option lists name servers
  * @oro_search:		... and the domain search list
  * @rapid_commit:	Rapid Commit option present
@@ -409,7 +409,6 @@ static bool dhcpv6_opts_wellformed(struct pkt_view v)
 
 /**
  * dhcpv6_iaaddr_read() - check and count an IA Address option of an IA_NA
- * @c:		execution context
  * @r:		request being parsed
  * @ia:		IA_NA holding it, NULL if past DHCPV6_IA_MAX
  * @val:	option value
@@ -418,7 +417,7 @@ static bool dhcpv6_opts_wellformed(struct pkt_view v)
  *
  * Return: false if malformed
  */
-static bool dhcpv6_iaaddr_read(const struct ctx *c, struct dhcpv6_req *r,
+static bool dhcpv6_iaaddr_read(struct dhcpv6_req *r,
 			       struct dhcpv6_ia *ia, struct pkt_view val)
 {
 	const void *p = pkt_pull(&val, IAADDR_FIXED_LEN);
@@ -429,7 +428,7 @@ static bool dhcpv6_iaaddr_read(const struct ctx *c, struct dhcpv6_req *r,
 	memcpy(&a, p, sizeof(a));
 
 	r->addr_n++;
-	if (IN6_ARE_ADDR_EQUAL(&a, &c->addr6))
+	if (IN6_ARE_ADDR_EQUAL(&a, &ip_net()->addr6))
 		r->addr_ours_n++;
 	else if (ia && ia->stale_n < DHCPV6_STALE_MAX)
 		ia->stale[ia->stale_n++] = a;
@@ -438,7 +437,6 @@ static bool dhcpv6_iaaddr_read(const struct ctx *c, struct dhcpv6_req *r,
 
 /**
  * dhcpv6_ia_na_read() - check an IA_NA option, keep its IAID, addresses
- * @c:		execution context
  * @r:		request being parsed
  * @val:	option value
  *
@@ -447,8 +445,7 @@ static bool dhcpv6_iaaddr_read(const struct ctx *c, struct dhcpv6_req *r,
  *
  * Return: false if malformed
  */
-static bool dhcpv6_ia_na_read(const struct ctx *c, struct dhcpv6_req *r,
-			      struct pkt_view val)
+static bool dhcpv6_ia_na_read(struct dhcpv6_req *r, struct pkt_view val)
 {
 	const void *p = pkt_pull(&val, IA_NA_FIXED_LEN);
 	struct dhcpv6_ia *ia = NULL;
@@ -466,7 +463,7 @@ static bool dhcpv6_ia_na_read(const struct ctx *c, struct dhcpv6_req *r,
 	while (val.len) {
 		if (!dhcpv6_opt_next(&val, &code, &sub))
 			return false;
-		if (code == OPT6_IAADDR && !dhcpv6_iaaddr_read(c, r, ia, sub))
+		if (code == OPT6_IAADDR && !dhcpv6_iaaddr_read(r, ia, sub))
 			return false;
 	}
 	return true;
@@ -559,7 +556,7 @@ static bool dhcpv6_opt_read(const struct ctx *c, struct dhcpv6_req *r,
 		r->seen |= 1ULL << code;
 		break;
 	case OPT6_IA_NA:
-		return dhcpv6_ia_na_read(c, r, val);
+		return dhcpv6_ia_na_read(r, val);
 	case OPT6_IA_TA:
 	case OPT6_IA_PD:
 		r->ia_other = true;
@@ -658,13 +655,11 @@ static enum dhcpv6_verdict dhcpv6_check(const struct dhcpv6_req *r)
 
 /**
  * dhcpv6_decide() - choose the reply to a message (RFC 8415, 18.3)
- * @c:		execution context
  * @r:		parsed request, accepted by dhcpv6_check()
  *
  * Return: reply descriptor, type 0 if there's nothing to send
  */
-static struct dhcpv6_reply_desc dhcpv6_decide(const struct ctx *c,
-					      const struct dhcpv6_req *r)
+static struct dhcpv6_reply_desc dhcpv6_decide(const struct dhcpv6_req *r)
 {
 	struct dhcpv6_reply_desc d = { .status = STATUS_NONE };
 
@@ -683,7 +678,7 @@ static struct dhcpv6_reply_desc dhcpv6_decide(const struct ctx *c,
 		break;
 	case CONFIRM:
 		/* 18.3.3: nothing to confirm, or nothing to judge it by */
-		if (!r->addr_n || IN6_IS_ADDR_UNSPECIFIED(&c->addr6))
+		if (!r->addr_n || IN6_IS_ADDR_UNSPECIFIED(&ip_net()->addr6))
 			break;
 		d.type = REPLY;
 		d.status = r->addr_ours_n == r->addr_n ? STATUS_SUCCESS
@@ -781,13 +776,12 @@ static void dhcpv6_iaaddr_put(struct dhcpv6_out *o, const struct in6_addr *a,
 
 /**
  * dhcpv6_ia_put() - append an IA_NA option for one of the client's
- * @c:		execution context
  * @o:		output cursor
  * @ia:		the client's IA_NA
- * @give:	it gets c->addr6; otherwise NoAddrsAvail
+ * @give:	it gets the guest's address; otherwise NoAddrsAvail
  * @stale:	return the other addresses it listed, lifetimes 0
  */
-static void dhcpv6_ia_put(const struct ctx *c, struct dhcpv6_out *o,
+static void dhcpv6_ia_put(struct dhcpv6_out *o,
 			  const struct dhcpv6_ia *ia, bool give, bool stale)
 {
 	uint32_t t = htonl(give ? DHCPV6_INFINITY : 0);
@@ -803,7 +797,7 @@ static void dhcpv6_ia_put(const struct ctx *c, struct dhcpv6_out *o,
 		return;
 
 	if (give)
-		dhcpv6_iaaddr_put(o, &c->addr6, DHCPV6_INFINITY);
+		dhcpv6_iaaddr_put(o, &ip_net()->addr6, DHCPV6_INFINITY);
 	else
 		dhcpv6_status_put(o, STATUS_NOADDRSAVAIL);
 	for (i = 0; stale && i < ia->stale_n; i++)
@@ -854,21 +848,21 @@ static bool dhcpv6_addr_global(const struct in6_addr *a)
 
 /**
  * dhcpv6_dns_usable() - the address to offer for a name server of the host
- * @c:		execution context
  * @a:		name server address
  * @use:	address to offer, set if usable
  *
  * Return: true if the guest can reach the name server, through @use
  */
-static bool dhcpv6_dns_usable(const struct ctx *c, const struct in6_addr *a,
-			      struct in6_addr *use)
+static bool dhcpv6_dns_usable(const struct in6_addr *a, struct in6_addr *use)
 {
+	const struct guest_net *net = ip_net();
+
 	if (IN6_IS_ADDR_LOOPBACK(a)) {
 		/* the gateway address stands for the host's loopback */
-		if (!inany_is_set(&c->map_host_lo[INANY_V6]) ||
-		    !dhcpv6_addr_global(&c->map_host_lo[INANY_V6].a6))
+		if (!inany_is_set(&net->map_host_lo[INANY_V6]) ||
+		    !dhcpv6_addr_global(&net->map_host_lo[INANY_V6].a6))
 			return false;
-		*use = c->map_host_lo[INANY_V6].a6;
+		*use = net->map_host_lo[INANY_V6].a6;
 		return true;
 	}
 	if (!dhcpv6_addr_global(a))
@@ -896,7 +890,7 @@ static void dhcpv6_opts_config(const struct ctx *c, const struct dhcpv6_req *r,
 
 	for (i = 0; r->oro_dns && !c->no_dhcp_dns && i < offer->dns6_n &&
 		    i < DNS6_MAX; i++) {
-		if (dhcpv6_dns_usable(c, &offer->dns6[i], &dns[n]))
+		if (dhcpv6_dns_usable(&offer->dns6[i], &dns[n]))
 			n++;
 	}
 	if (n)
@@ -926,7 +920,7 @@ static size_t dhcpv6_msg_fill(const struct ctx *c, const struct dhcpv6_req *r,
 	struct dhcpv6_out o = { .p = msg + DHCPV6_HDR_LEN,
 				.max = dgram - DHCPV6_IP_UDP_LEN -
 				       DHCPV6_HDR_LEN };
-	bool have = !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
+	bool have = !IN6_IS_ADDR_UNSPECIFIED(&ip_net()->addr6);
 	uint8_t duid[DUID_LL_LEN], pref = DHCPV6_PREF_MAX;
 	int i;
 
@@ -945,7 +939,7 @@ static size_t dhcpv6_msg_fill(const struct ctx *c, const struct dhcpv6_req *r,
 	if (d->status != STATUS_NONE)
 		dhcpv6_status_put(&o, d->status);
 	for (i = 0; d->lease && i < r->ia_n; i++)
-		dhcpv6_ia_put(c, &o, &r->ia[i], !i && have, d->stale);
+		dhcpv6_ia_put(&o, &r->ia[i], !i && have, d->stale);
 	if (d->lease && r->fqdn)
 		dhcpv6_fqdn_put(c, &o, r);
 	if (d->config)
@@ -968,21 +962,20 @@ static unsigned int dhcpv6_xid(const struct dhcpv6_req *r)
 /**
  * dhcpv6_log() - debug line per reply, info once per client that gets the
  * address
- * @c:		execution context
  * @l3:		addresses of the request
  * @r:		request
  * @d:		reply descriptor
  */
-static void dhcpv6_log(const struct ctx *c, const struct l3_info *l3,
-		       const struct dhcpv6_req *r,
+static void dhcpv6_log(const struct l3_info *l3, const struct dhcpv6_req *r,
 		       const struct dhcpv6_reply_desc *d)
 {
+	const struct guest_net *net = ip_net();
 	bool leased = d->type == REPLY && d->lease && r->ia_n &&
-		      !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
+		      !IN6_IS_ADDR_UNSPECIFIED(&net->addr6);
 	char from[INANY_STRLEN], addr[INET6_ADDRSTRLEN];
 
 	inany_ntop(&l3->src, from, sizeof(from));
-	inet_ntop(AF_INET6, &c->addr6, addr, sizeof(addr));
+	inet_ntop(AF_INET6, &net->addr6, addr, sizeof(addr));
 	debug("DHCPv6: %s from %s, xid %#08x, %d IA_NA: %s %s",
 	      dhcpv6_type_str(r->type), from, dhcpv6_xid(r), r->ia_na_n,
 	      dhcpv6_type_str(d->type), leased ? addr : "-");
@@ -1020,7 +1013,7 @@ static bool dhcpv6_src_ok(const union inany_addr *src)
 void dhcpv6_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v)
 {
 	uint8_t *msg = dhcpv6_frame + FRAME_L4_OFF + sizeof(struct udphdr);
-	union inany_addr ours = { .a6 = c->ll6_ours };
+	union inany_addr ours = { .a6 = ip_net()->ll6_ours };
 	struct dhcpv6_reply_desc d;
 	struct dhcpv6_req r;
 	size_t len;
@@ -1043,14 +1036,14 @@ void dhcpv6_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v)
 		break;
 	}
 
-	d = dhcpv6_decide(c, &r);
+	d = dhcpv6_decide(&r);
 	if (!d.type) {
 		debug("DHCPv6: %s, xid %#08x: no reply",
 		      dhcpv6_type_str(r.type), dhcpv6_xid(&r));
 		return;
 	}
 	len = dhcpv6_msg_fill(c, &r, &d, msg);
-	dhcpv6_log(c, l3, &r, &d);
+	dhcpv6_log(l3, &r, &d);
 	udp_tap_send(c, dhcpv6_frame, &ours, DHCPV6_SERVER_PORT, &l3->src,
 		     DHCPV6_CLIENT_PORT, len);
 }

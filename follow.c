@@ -163,27 +163,7 @@ void follow_local(int family, struct guest_fam *g, const struct in6_addr *ll6)
 }
 
 /**
- * follow_guest_get() - the guest's configuration of a family, from @c
- * @c:		execution context
- * @family:	AF_INET or AF_INET6
- * @g:		set
- */
-static void follow_guest_get(const struct ctx *c, int family,
-			     struct guest_fam *g)
-{
-	if (family == AF_INET) {
-		inany_from_v4(&g->addr, c->addr4);
-		g->prefix = c->prefix4;
-		inany_from_v4(&g->gw, c->gw4);
-		return;
-	}
-	g->addr.a6 = c->addr6;
-	g->prefix = c->prefix6;
-	g->gw.a6 = c->gw6;
-}
-
-/**
- * follow_guest_put() - set the guest's configuration of a family in @c
+ * follow_guest_put() - give the guest a new configuration of a family
  * @c:		execution context
  * @family:	AF_INET or AF_INET6
  * @g:		new configuration, as far as options left it open
@@ -191,33 +171,14 @@ static void follow_guest_get(const struct ctx *c, int family,
  * Where we configure pasta's namespace, its address is what the guest uses
  * from now.
  */
-static void follow_guest_put(struct ctx *c, int family,
+static void follow_guest_put(const struct ctx *c, int family,
 			     const struct guest_fam *g)
 {
-	if (family == AF_INET) {
-		if (!c->addr4_set) {
-			c->addr4 = *inany_v4(&g->addr);
-			if (follow_sets_ns(c))
-				ip_guest_assign(&g->addr);
-		}
-		if (!c->prefix4_set)
-			c->prefix4 = g->prefix;
-		if (!c->gw4_set)
-			c->gw4 = *inany_v4(&g->gw);
-		if (c->map_host_lo_is_gw[INANY_V4])
-			inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
-		return;
-	}
-	if (!c->addr6_set) {
-		c->addr6 = g->addr.a6;
-		c->prefix6 = g->prefix;
-		if (follow_sets_ns(c))
-			ip_guest_assign(&g->addr);
-	}
-	if (!c->gw6_set)
-		c->gw6 = g->gw.a6;
-	if (c->map_host_lo_is_gw[INANY_V6])
-		c->map_host_lo[INANY_V6].a6 = c->gw6;
+	bool addr_set = family == AF_INET ? c->addr4_set : c->addr6_set;
+
+	ip_net_update(c, family, g);
+	if (!addr_set && follow_sets_ns(c))
+		ip_guest_assign(&g->addr);
 }
 
 /**
@@ -267,7 +228,7 @@ static const char *follow_addr_str(const struct guest_fam *g, char *buf,
 }
 
 /**
- * follow_family() - follow the host in one family, in our own state
+ * follow_family() - follow the host in one family, in what we give the guest
  * @c:		execution context
  * @family:	AF_INET or AF_INET6
  * @now_addrs:	every address the host has now
@@ -276,7 +237,7 @@ static const char *follow_addr_str(const struct guest_fam *g, char *buf,
  *
  * Return: true if the guest's configuration changed
  */
-static bool follow_family(struct ctx *c, int family,
+static bool follow_family(const struct ctx *c, int family,
 			  const struct follow_addrs *now_addrs,
 			  struct guest_fam *old, struct guest_fam *new)
 {
@@ -285,9 +246,9 @@ static bool follow_family(struct ctx *c, int family,
 	struct guest_fam local;
 	struct host_fam h;
 
-	follow_guest_get(c, family, old);
+	ip_net_fam(family, old);
 	*new = *old;
-	follow_local(family, &local, &c->ll6_ours);
+	follow_local(family, &local, &ip_net()->ll6_ours);
 	follow_host_read(c, follow_nl, family, &old->addr, &h);
 
 	if (!inany_is_unspecified(&h.addr)) {
@@ -304,7 +265,7 @@ static bool follow_family(struct ctx *c, int family,
 		new->gw = local.gw;
 
 	follow_guest_put(c, family, new);
-	follow_guest_get(c, family, new);	/* what options left open */
+	ip_net_fam(family, new);	/* what options left open */
 	if (inany_equals(&new->addr, &old->addr) &&
 	    new->prefix == old->prefix && inany_equals(&new->gw, &old->gw))
 		return false;
@@ -329,13 +290,12 @@ static bool follow_family(struct ctx *c, int family,
  *
  * Return: true if it's on now
  */
-static bool follow_family_wake(struct ctx *c, int family)
+static bool follow_family_wake(const struct ctx *c, int family)
 {
-	bool *off = family == AF_INET ? &c->ip4_off : &c->ip6_off;
-	bool *wait = family == AF_INET ? &c->ip4_wait : &c->ip6_wait;
+	const struct guest_net *n = ip_net();
 	struct host_fam h;
 
-	if (!*wait)
+	if (!(family == AF_INET ? n->ip4_wait : n->ip6_wait))
 		return false;
 	follow_host_read(c, follow_nl, family, NULL, &h);
 	if (inany_is_unspecified(&h.addr) ||
@@ -343,7 +303,7 @@ static bool follow_family_wake(struct ctx *c, int family)
 		return false;
 	info("The host has IPv%c now: the guest too",
 	     family == AF_INET ? '4' : '6');
-	*off = *wait = false;
+	ip_family_wake(family);
 	return true;
 }
 
@@ -417,7 +377,7 @@ static void follow_host(struct ctx *c)
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
-		if (!ip_family_on(c, families[i]) &&
+		if (!ip_family_on(families[i]) &&
 		    !follow_family_wake(c, families[i]))
 			continue;
 		changed[i] = follow_family(c, families[i], &now_addrs,

@@ -8,6 +8,7 @@
 #include "inany.h"
 
 struct ctx;
+struct guest_fam;
 
 /**
  * struct host_fam - the host's default route and address in one family
@@ -24,18 +25,6 @@ struct host_fam {
 	union inany_addr gw;
 	union inany_addr addr;
 	int prefix;
-};
-
-/**
- * struct guest_fam - the guest's configuration in one family
- * @addr:	address, unspecified for none (IPv6: link-local only)
- * @prefix:	its prefix length
- * @gw:		default gateway
- */
-struct guest_fam {
-	union inany_addr addr;
-	int prefix;
-	union inany_addr gw;
 };
 
 void follow_host_read(const struct ctx *c, int nl, int family,

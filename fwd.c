@@ -380,8 +380,7 @@ static int fwd_listen_port(struct ctx *c, const struct fwd_table *t,
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
 		int ret;
 
-		if ((families[i] == AF_INET && c->ip4_off) ||
-		    (families[i] == AF_INET6 && c->ip6_off))
+		if (!ip_family_on(families[i]))
 			continue;
 		inany_loopback(&lo, families[i]);
 		ret = fwd_listen_one(c, &lo, r->ifname, type, ev_type, port,

@@ -45,6 +45,7 @@
 static void input_udp(struct ctx *c, const struct l3_info *l3,
 		      struct pkt_view l4)
 {
+	const struct guest_net *net = ip_net();
 	const struct udphdr *uh = pkt_pull(&l4, sizeof(*uh));
 	uint16_t sport, dport;
 
@@ -62,7 +63,7 @@ static void input_udp(struct ctx *c, const struct l3_info *l3,
 	    sport == DHCP_CLIENT_PORT &&
 	    (inany_equals4(&l3->dst,
 			   (struct in_addr){ htonl(INADDR_BROADCAST) }) ||
-	     inany_equals4(&l3->dst, c->gw4))) {
+	     inany_equals4(&l3->dst, net->gw4))) {
 		dhcp_input(c, l4);
 		return;
 	}
@@ -70,7 +71,7 @@ static void input_udp(struct ctx *c, const struct l3_info *l3,
 	if (!c->no_dhcpv6 && dport == DHCPV6_SERVER_PORT &&
 	    sport == DHCPV6_CLIENT_PORT &&
 	    (inany_equals6(&l3->dst, &dhcpv6_all_servers) ||
-	     inany_equals6(&l3->dst, &c->ll6_ours))) {
+	     inany_equals6(&l3->dst, &net->ll6_ours))) {
 		dhcpv6_input(c, l3, l4);
 		return;
 	}
@@ -131,7 +132,7 @@ static void input_ip(struct ctx *c, struct pkt_view v, bool v6)
 	struct l3_info l3;
 	int ret;
 
-	ret = v6 ? ip6_parse(c, v, &l3, &l4) : ip4_parse(c, v, &l3, &l4);
+	ret = v6 ? ip6_parse(v, &l3, &l4) : ip4_parse(v, &l3, &l4);
 	if (ret) {
 		pkt_drop(ret);
 		return;

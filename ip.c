@@ -28,6 +28,13 @@
  * (ip_seen()): inbound connections go to the address it last used, which in
  * passt mode may be one it made itself by SLAAC.
  *
+ * What we give the guest, per family (ip_net()): its address, prefix length
+ * and gateway, our link-local address, what stands for the host's loopback,
+ * and whether the family is served at all. conf() sets it at start
+ * (c->net, read-only from then on), and as the host's addresses and routes
+ * change, follow.c changes our copy, only through ip_net_update() and
+ * ip_family_wake().
+ *
  * Output: ip_frame() writes the Ethernet and IP headers of a frame whose L4
  * message is in place at FRAME_L4_OFF of the caller's buffer, and the L4
  * checksum, left partial where the link completes it (link_caps()), and
@@ -73,16 +80,106 @@ static struct {
 	struct in6_addr addr6_ll;
 } ip_guest;
 
+/* What we give the guest now: conf()'s, then what follow.c sets as the
+ * host's addresses and routes change. Owner: ip.c.
+ */
+static struct guest_net ip_net_now;
+
+/**
+ * ip_net_init() - start from what conf() gave the guest
+ * @c:		execution context, configured
+ */
+void ip_net_init(const struct ctx *c)
+{
+	ip_net_now = c->net;
+}
+
+/**
+ * ip_net() - what we give the guest now
+ *
+ * Return: its addresses, prefix lengths and gateways, our link-local
+ *	   address, what stands for the host's loopback, its families
+ */
+const struct guest_net *ip_net(void)
+{
+	return &ip_net_now;
+}
+
+/**
+ * ip_net_fam() - the guest's configuration of a family, now
+ * @family:	AF_INET or AF_INET6
+ * @g:		set
+ */
+void ip_net_fam(int family, struct guest_fam *g)
+{
+	const struct guest_net *n = &ip_net_now;
+
+	if (family == AF_INET) {
+		inany_from_v4(&g->addr, n->addr4);
+		g->prefix = n->prefix4;
+		inany_from_v4(&g->gw, n->gw4);
+		return;
+	}
+	g->addr.a6 = n->addr6;
+	g->prefix = n->prefix6;
+	g->gw.a6 = n->gw6;
+}
+
+/**
+ * ip_net_update() - give the guest a new configuration of a family
+ * @c:		execution context: which of -a, -n, -g were given
+ * @family:	AF_INET or AF_INET6
+ * @g:		new configuration, taken as far as those options leave open
+ *
+ * Where the gateway stands for the host's loopback by default, the new
+ * gateway does.
+ */
+void ip_net_update(const struct ctx *c, int family, const struct guest_fam *g)
+{
+	struct guest_net *n = &ip_net_now;
+
+	if (family == AF_INET) {
+		if (!c->addr4_set)
+			n->addr4 = *inany_v4(&g->addr);
+		if (!c->prefix4_set)
+			n->prefix4 = g->prefix;
+		if (!c->gw4_set)
+			n->gw4 = *inany_v4(&g->gw);
+		if (c->map_host_lo_is_gw[INANY_V4])
+			inany_from_v4(&n->map_host_lo[INANY_V4], n->gw4);
+		return;
+	}
+	if (!c->addr6_set) {
+		n->addr6 = g->addr.a6;
+		n->prefix6 = g->prefix;
+	}
+	if (!c->gw6_set)
+		n->gw6 = g->gw.a6;
+	if (c->map_host_lo_is_gw[INANY_V6])
+		n->map_host_lo[INANY_V6].a6 = n->gw6;
+}
+
+/**
+ * ip_family_wake() - serve a family that waited for the host to have it
+ * @family:	AF_INET or AF_INET6
+ */
+void ip_family_wake(int family)
+{
+	if (family == AF_INET)
+		ip_net_now.ip4_off = ip_net_now.ip4_wait = false;
+	else
+		ip_net_now.ip6_off = ip_net_now.ip6_wait = false;
+}
+
 /**
  * ip_family_on() - is this family served?
- * @c:		execution context
  * @family:	AF_INET or AF_INET6
  *
  * Return: false if -4/-6 or the host turned it off
  */
-bool ip_family_on(const struct ctx *c, int family)
+bool ip_family_on(int family)
 {
-	return family == AF_INET ? !c->ip4_off : !c->ip6_off;
+	return family == AF_INET ? !ip_net_now.ip4_off : !ip_net_now.ip6_off;
 }
 
 /**
@@ -184,31 +281,30 @@ static bool ip_link_service(const struct l3_info *l3, struct pkt_view l4)
 
 /**
  * ip_is_broadcast() - 255.255.255.255, or the broadcast of the guest's subnet
- * @c:		execution context
  * @a:		address
  *
  * Return: true if it is either
  */
-static bool ip_is_broadcast(const struct ctx *c, const union inany_addr *a)
+static bool ip_is_broadcast(const union inany_addr *a)
 {
 	const struct in_addr *v4 = inany_v4(a);
+	int prefix = ip_net_now.prefix4;
 	uint32_t host_bits;
 
 	if (!v4)
 		return false;
 	if (v4->s_addr == htonl(INADDR_BROADCAST))
 		return true;
-	if (c->prefix4 <= 0 || c->prefix4 >= 31)
+	if (prefix <= 0 || prefix >= 31)
 		return false;
-	host_bits = ~0U >> c->prefix4;
+	host_bits = ~0U >> prefix;
 	return (ntohl(v4->s_addr) & host_bits) == host_bits &&
 	       (ntohl(v4->s_addr) & ~host_bits) ==
-	       (ntohl(c->addr4.s_addr) & ~host_bits);
+	       (ntohl(ip_net_now.addr4.s_addr) & ~host_bits);
 }
 
 /**
  * ip_addr_policy() - may the guest send this packet out at all?
- * @c:		execution context
  * @l3:		addresses and protocol
  * @l4:		the L4 header and payload
  *
@@ -222,16 +318,15 @@ static bool ip_is_broadcast(const struct ctx *c, const union inany_addr *a)
  *
  * Return: 0 if it may, or the drop reason
  */
-static int ip_addr_policy(const struct ctx *c, const struct l3_info *l3,
-			  struct pkt_view l4)
+static int ip_addr_policy(const struct l3_info *l3, struct pkt_view l4)
 {
 	bool group_dst = inany_is_multicast(&l3->dst) ||
-			 ip_is_broadcast(c, &l3->dst);
+			 ip_is_broadcast(&l3->dst);
 	bool ours = group_dst && ip_link_service(l3, l4);
 	const uint16_t *ports;
 
 	if (inany_is_loopback(&l3->src) || inany_is_multicast(&l3->src) ||
-	    ip_is_broadcast(c, &l3->src) ||
+	    ip_is_broadcast(&l3->src) ||
 	    (inany_is_unspecified(&l3->src) && !ours))
 		return DROP_SRC_ADDR;
 	if (inany_is_loopback(&l3->dst) || inany_is_unspecified(&l3->dst))
@@ -263,20 +358,18 @@ int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
 	    ((l3->proto == IPPROTO_ICMP || l3->proto == IPPROTO_ICMPV6) &&
 	     c->no_icmp && !ip_is_ndp(l3, l4)))
 		return DROP_L4_DISABLED;
-	return ip_addr_policy(c, l3, l4);
+	return ip_addr_policy(l3, l4);
 }
 
 /**
  * ip4_parse() - check an IPv4 packet completely
- * @c:		execution context
  * @v:		view from the start of the IPv4 header to the end of the frame
  * @l3:		addresses, protocol and TTL, set
  * @l4:		exactly the L4 header and payload, set
  *
  * Return: 0 on success, or the drop reason
  */
-int ip4_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
-	      struct pkt_view *l4)
+int ip4_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 {
 	const struct iphdr *ih = pkt_pull(&v, sizeof(*ih));
 	size_t hlen, tot;
@@ -297,7 +390,7 @@ int ip4_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
 		return DROP_IP4_FRAG;
 	if (!pkt_sub(&v, tot - hlen, l4))
 		return DROP_IP4_MALFORMED;
-	if (c->ip4_off)
+	if (ip_net_now.ip4_off)
 		return DROP_IP_FAMILY_OFF;
 
 	inany_from_v4(&l3->src, (struct in_addr){ ih->saddr });
@@ -347,15 +440,13 @@ static int ip6_ext_skip(struct pkt_view *v, uint8_t *proto)
 
 /**
  * ip6_parse() - check an IPv6 packet completely
- * @c:		execution context
  * @v:		view from the start of the IPv6 header to the end of the frame
  * @l3:		addresses, protocol and hop limit, set
  * @l4:		exactly the L4 header and payload, set
  *
  * Return: 0 on success, or the drop reason
  */
-int ip6_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
-	      struct pkt_view *l4)
+int ip6_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 {
 	const struct ipv6hdr *ip6h = pkt_pull(&v, sizeof(*ip6h));
 	int ret;
@@ -378,7 +469,7 @@ int ip6_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
 	if (inany_is_multicast(&l3->src) || inany_is_v4(&l3->src) ||
 	    inany_is_v4(&l3->dst))
 		return DROP_IP6_ADDR;
-	if (c->ip6_off)
+	if (ip_net_now.ip6_off)
 		return DROP_IP_FAMILY_OFF;
 	l3->hop_limit = ip6h->hop_limit;
 	return 0;
@@ -597,9 +688,9 @@ static bool ip_is_host_lo(const struct ctx *c, const union inany_addr *a)
 {
 	int i = inany_idx(a);
 
-	return inany_equals(a, &c->map_host_lo[i]) ||
+	return inany_equals(a, &ip_net_now.map_host_lo[i]) ||
 	       (i == INANY_V6 && c->map_host_lo_is_gw[INANY_V6] &&
-		inany_equals6(a, &c->ll6_ours));
+		inany_equals6(a, &ip_net_now.ll6_ours));
 }
 
 /**
@@ -622,7 +713,7 @@ static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
 	if (up >= 0) {
 		*a = *resolv_up_addr(up);
 	} else if (inany_equals(a, &c->map_guest[i])) {
-		ip_guest_addr(c, inany_family(a), a);
+		ip_guest_addr(inany_family(a), a);
 	} else if (ip_is_host_lo(c, a)) {
 		if (i == INANY_V4)
 			inany_from_v4(a,
@@ -735,17 +826,17 @@ int ip_flow_sock(struct ctx *c, int type, int proto,
 
 /**
  * ip_is_guest() - is this one of the guest's own addresses?
- * @c:		execution context
  * @a:		address
  *
  * Return: true if it is
  */
-static bool ip_is_guest(const struct ctx *c, const union inany_addr *a)
+static bool ip_is_guest(const union inany_addr *a)
 {
 	if (inany_is_v4(a))
-		return inany_equals4(a, c->addr4) ||
+		return inany_equals4(a, ip_net_now.addr4) ||
 		       inany_equals4(a, ip_guest.addr4);
-	return inany_equals6(a, &c->addr6) || inany_equals6(a, &ip_guest.addr6);
+	return inany_equals6(a, &ip_net_now.addr6) ||
+	       inany_equals6(a, &ip_guest.addr6);
 }
 
 /**
@@ -758,42 +849,42 @@ static bool ip_is_guest(const struct ctx *c, const union inany_addr *a)
  */
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer)
 {
+	const struct guest_net *n = &ip_net_now;
 	int i = inany_idx(peer);
 
-	if (inany_is_loopback(peer) && inany_is_set(&c->map_host_lo[i]))
-		*peer = c->map_host_lo[i];
-	else if (ip_is_guest(c, peer) && inany_is_set(&c->map_guest[i]))
+	if (inany_is_loopback(peer) && inany_is_set(&n->map_host_lo[i]))
+		*peer = n->map_host_lo[i];
+	else if (ip_is_guest(peer) && inany_is_set(&c->map_guest[i]))
 		*peer = c->map_guest[i];
-	else if (!inany_is_loopback(peer) && !ip_is_guest(c, peer))
+	else if (!inany_is_loopback(peer) && !ip_is_guest(peer))
 		return;
 	else if (i == INANY_V4)
-		inany_from_v4(peer, c->gw4);
+		inany_from_v4(peer, n->gw4);
 	else
-		peer->a6 = IN6_IS_ADDR_UNSPECIFIED(&c->gw6) ? c->ll6_ours :
-							      c->gw6;
+		peer->a6 = IN6_IS_ADDR_UNSPECIFIED(&n->gw6) ? n->ll6_ours :
+							      n->gw6;
 }
 
 /**
  * ip_guest_addr() - the guest's address of a family, for inbound flows
- * @c:		execution context
  * @family:	AF_INET or AF_INET6
  * @a:		address, set on success
  *
  * Return: false if the family is off or the guest has no address in it
  */
-bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a)
+bool ip_guest_addr(int family, union inany_addr *a)
 {
-	if (!ip_family_on(c, family))
+	if (!ip_family_on(family))
 		return false;
 	if (family == AF_INET) {
 		inany_from_v4(a, ip_guest.addr4.s_addr ? ip_guest.addr4 :
-							 c->addr4);
+							 ip_net_now.addr4);
 		return !inany_is_unspecified(a);
 	}
 	if (!IN6_IS_ADDR_UNSPECIFIED(&ip_guest.addr6))
 		a->a6 = ip_guest.addr6;
-	else if (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6))
-		a->a6 = c->addr6;
+	else if (!IN6_IS_ADDR_UNSPECIFIED(&ip_net_now.addr6))
+		a->a6 = ip_net_now.addr6;
 	else
 		a->a6 = ip_guest.addr6_ll;
 	return !IN6_IS_ADDR_UNSPECIFIED(&a->a6);
@@ -845,7 +936,7 @@ int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 {
 	int s, one = 1, ret = 0;
 	/* A family off until the host has it gets its listeners now */
-	int v6only = (c->ip4_off && !c->ip4_wait) || addr;
+	int v6only = (ip_net_now.ip4_off && !ip_net_now.ip4_wait) || addr;
 	union inany_addr any = { .a6 = in6addr_any };
 	unsigned int scope = c->host_ifi;
 	union sockaddr_inany sa;
@@ -853,7 +944,7 @@ int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 
 	if (addr)
 		any = *addr;
-	else if (c->ip6_off && !c->ip6_wait)
+	else if (ip_net_now.ip6_off && !ip_net_now.ip6_wait)
 		inany_from_v4(&any, (struct in_addr){ htonl(INADDR_ANY) });
 	s = socket(inany_family(&any), type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0 && errno == EAFNOSUPPORT && !addr && !inany_is_v4(&any)) {

@@ -15,6 +15,7 @@
 #include "pkt.h"
 
 struct ctx;
+struct guest_net;
 
 /*
  * Frame buffer layout for everything we build: the L4 header always starts
@@ -47,10 +48,26 @@ struct l3_info {
 	uint8_t hop_limit;
 };
 
-int ip4_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
-	      struct pkt_view *l4);
-int ip6_parse(const struct ctx *c, struct pkt_view v, struct l3_info *l3,
-	      struct pkt_view *l4);
+/**
+ * struct guest_fam - the guest's configuration in one family
+ * @addr:	address, unspecified for none (IPv6: link-local only)
+ * @prefix:	its prefix length
+ * @gw:		default gateway
+ */
+struct guest_fam {
+	union inany_addr addr;
+	int prefix;
+	union inany_addr gw;
+};
+
+void ip_net_init(const struct ctx *c);
+const struct guest_net *ip_net(void);
+void ip_net_fam(int family, struct guest_fam *g);
+void ip_net_update(const struct ctx *c, int family, const struct guest_fam *g);
+void ip_family_wake(int family);
+bool ip_family_on(int family);
+int ip4_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4);
+int ip6_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4);
 int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
 		 struct pkt_view l4);
 bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4);
@@ -70,8 +87,7 @@ int ip_flow_sock(struct ctx *c, int type, int proto,
 		 union sockaddr_inany *sa, socklen_t *sl);
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer);
 int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port);
-bool ip_guest_addr(const struct ctx *c, int family, union inany_addr *a);
-bool ip_family_on(const struct ctx *c, int family);
+bool ip_guest_addr(int family, union inany_addr *a);
 int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 		 const char *ifname, uint16_t port);
 

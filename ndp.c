@@ -291,20 +291,19 @@ static bool ndp_parse(const struct l3_info *l3, struct pkt_view v,
 
 /**
  * ndp_stand_in() - do we answer for this target?
- * @c:		execution context
  * @l3:		addresses of the solicitation
  * @target:	target address
  *
  * Return: true for any unicast address but the guest's own
  */
-static bool ndp_stand_in(const struct ctx *c, const struct l3_info *l3,
+static bool ndp_stand_in(const struct l3_info *l3,
 			 const struct in6_addr *target)
 {
 	if (IN6_IS_ADDR_UNSPECIFIED(target) || IN6_IS_ADDR_LOOPBACK(target) ||
 	    IN6_IS_ADDR_V4MAPPED(target))
 		return false;
 	return !IN6_ARE_ADDR_EQUAL(target, &l3->src.a6) &&
-	       !IN6_ARE_ADDR_EQUAL(target, &c->addr6) &&
+	       !IN6_ARE_ADDR_EQUAL(target, &ip_net()->addr6) &&
 	       !ip_guest_uses(&(union inany_addr){ .a6 = *target });
 }
 
@@ -376,8 +375,10 @@ static int64_t ndp_ra_interval(void)
  */
 static bool ndp_ra_up(const struct ctx *c)
 {
-	if (c->fd_tap < 0 || c->no_ndp || c->no_ra || c->ip6_off ||
-	    !IN6_IS_ADDR_LINKLOCAL(&c->ll6_ours)) {
+	const struct guest_net *net = ip_net();
+
+	if (c->fd_tap < 0 || c->no_ndp || c->no_ra || net->ip6_off ||
+	    !IN6_IS_ADDR_LINKLOCAL(&net->ll6_ours)) {
 		ndp_ra.up = false;
 		return false;
 	}
@@ -515,14 +516,15 @@ static bool ndp_same_prefix(const struct in6_addr *a, const struct in6_addr *b,
  */
 static void ndp_prefix_fill(const struct ctx *c, struct ndp_out *o)
 {
-	ndp_prefix_put(o, &c->addr6, c->prefix6, NDP_INFINITE);
+	const struct guest_net *net = ip_net();
+
+	ndp_prefix_put(o, &net->addr6, net->prefix6, NDP_INFINITE);
 	if (c->now < ndp_withdrawn.until)
 		ndp_prefix_put(o, &ndp_withdrawn.addr, ndp_withdrawn.len, 0);
 }
 
 /**
  * ndp_dns_usable() - the address the guest can reach a name server at
- * @c:		execution context
  * @a:		name server of the host
  * @use:	address to advertise, set on success
  *
@@ -531,13 +533,14 @@ static void ndp_prefix_fill(const struct ctx *c, struct ndp_out *o)
  *
  * Return: false if the guest can't reach it
  */
-static bool ndp_dns_usable(const struct ctx *c, const struct in6_addr *a,
-			   struct in6_addr *use)
+static bool ndp_dns_usable(const struct in6_addr *a, struct in6_addr *use)
 {
+	const struct guest_net *net = ip_net();
+
 	if (IN6_IS_ADDR_LOOPBACK(a)) {
-		if (!inany_is_set(&c->map_host_lo[INANY_V6]))
+		if (!inany_is_set(&net->map_host_lo[INANY_V6]))
 			return false;
-		*use = c->map_host_lo[INANY_V6].a6;
+		*use = net->map_host_lo[INANY_V6].a6;
 		return true;
 	}
 	if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a) ||
@@ -561,7 +564,7 @@ int ndp_dns_offer(const struct ctx *c, struct in6_addr *dns)
 
 	for (i = 0; !c->no_dhcp_dns && i < offer->dns6_n && i < DNS6_MAX;
 	     i++) {
-		if (ndp_dns_usable(c, &offer->dns6[i], &dns[n]))
+		if (ndp_dns_usable(&offer->dns6[i], &dns[n]))
 			n++;
 	}
 	return n;
@@ -653,7 +656,7 @@ static void ndp_ra_send(struct ctx *c)
 {
 	static uint8_t buf[FRAME_L4_OFF + NDP_RA_MAX]
 		__attribute__((aligned(8)));
-	union inany_addr src = { .a6 = c->ll6_ours };
+	union inany_addr src = { .a6 = ip_net()->ll6_ours };
 	union inany_addr dst = { .a6 = ndp_all_nodes };
 	uint8_t *msg = buf + FRAME_L4_OFF;
 	struct link_frame frame;
@@ -669,21 +672,22 @@ static void ndp_ra_send(struct ctx *c)
 
 /**
  * ndp_dad_seen() - the guest checks that an address is free: it takes it
- * @c:		execution context
  * @target:	the address (a valid probe's target is unicast, 7.1.1)
  *
  * Its new address in a new prefix (follow.c) is known from here, before
  * it sends anything from it: inbound flows reach it. Only a link-local
  * address, or one in the prefix we advertise, and never ours.
  */
-static void ndp_dad_seen(const struct ctx *c, const struct in6_addr *target)
+static void ndp_dad_seen(const struct in6_addr *target)
 {
-	if (IN6_ARE_ADDR_EQUAL(target, &c->gw6) ||
-	    IN6_ARE_ADDR_EQUAL(target, &c->ll6_ours))
+	const struct guest_net *net = ip_net();
+
+	if (IN6_ARE_ADDR_EQUAL(target, &net->gw6) ||
+	    IN6_ARE_ADDR_EQUAL(target, &net->ll6_ours))
 		return;
 	if (IN6_IS_ADDR_LINKLOCAL(target) ||
-	    (!IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
-	     ndp_same_prefix(target, &c->addr6, c->prefix6)))
+	    (!IN6_IS_ADDR_UNSPECIFIED(&net->addr6) &&
+	     ndp_same_prefix(target, &net->addr6, net->prefix6)))
 		ip_guest_seen(&(union inany_addr){ .a6 = *target });
 }
 
@@ -709,8 +713,8 @@ void ndp_input(struct ctx *c, const struct l3_info *l3, struct pkt_view v)
 		 * the guest's to take, and inbound flows go there
 		 */
 		if (IN6_IS_ADDR_UNSPECIFIED(&l3->src.a6))
-			ndp_dad_seen(c, &f.ns.nd_ns_target);
-		else if (ndp_stand_in(c, l3, &f.ns.nd_ns_target))
+			ndp_dad_seen(&f.ns.nd_ns_target);
+		else if (ndp_stand_in(l3, &f.ns.nd_ns_target))
 			ndp_na_send(c, &f.ns.nd_ns_target, &l3->src);
 		break;
 	case ND_ROUTER_SOLICIT:
@@ -753,8 +757,10 @@ int64_t ndp_timer(struct ctx *c)
  */
 void ndp_prefix_changed(struct ctx *c, const struct in6_addr *old, int old_len)
 {
-	if (old_len != c->prefix6 ||
-	    !ndp_same_prefix(old, &c->addr6, old_len)) {
+	const struct guest_net *net = ip_net();
+
+	if (old_len != net->prefix6 ||
+	    !ndp_same_prefix(old, &net->addr6, old_len)) {
 		ndp_withdrawn = (struct ndp_withdrawn){
 			.addr = *old, .len = old_len,
 			.until = c->now + NDP_WITHDRAW_MS,

@@ -27,6 +27,7 @@
 #include "follow.h"
 #include "fwd.h"
 #include "icmp.h"
+#include "ip.h"
 #include "isolation.h"
 #include "log.h"
 #include "ndp.h"
@@ -244,7 +245,7 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		splice_listen_handler(c, ref, ev->events);
 		break;
 	case EPOLL_TYPE_RESOLV:
-		resolv_handler(c);
+		resolv_handler(ip_net());
 		break;
 	case EPOLL_TYPE_NL_HOST:
 		follow_handler(c);

@@ -86,7 +86,43 @@ struct dns_offer {
 };
 
 /**
- * struct ctx - configuration and run-time state of the daemon
+ * struct guest_net - the addressing we give the guest, and its families
+ * @ip4_off:	IPv4 not served: -6, or the host has none
+ * @ip6_off:	IPv6 not served: -4, or the host has none
+ * @ip4_wait:	IPv4 is off as the host had none at start: on once it has
+ *		(follow.c)
+ * @ip6_wait:	likewise for IPv6
+ * @addr4:	guest's IPv4 address
+ * @prefix4:	its prefix length
+ * @gw4:	address the guest sees as its IPv4 gateway
+ * @addr6:	guest's global IPv6 address, unspecified: link-local only
+ * @prefix6:	its prefix length
+ * @gw6:	IPv6 gateway as the guest sees it
+ * @ll6_ours:	our link-local address: NDP, RA, DHCPv6
+ * @map_host_lo: per family, [INANY_V4] and [INANY_V6], the address that
+ *		stands for the host's loopback, unspecified if none
+ */
+struct guest_net {
+	bool ip4_off, ip6_off;
+	bool ip4_wait, ip6_wait;
+	struct in_addr addr4;
+	int prefix4;
+	struct in_addr gw4;
+	struct in6_addr addr6;
+	int prefix6;
+	struct in6_addr gw6;
+	struct in6_addr ll6_ours;
+	union inany_addr map_host_lo[INANY_FAMILIES];
+};
+
+/**
+ * struct ctx - configuration of the daemon, and its descriptors
+ *
+ * conf() sets the configuration, from the options and the host: read-only
+ * once it returns. Start-up adds descriptors and what it finds (the tap's
+ * offloads, the command's PID); while we run, only descriptors, the
+ * command's exit, @now and @quit change here. Anything else that changes
+ * lives with the module that owns it (doc/architecture.md).
  */
 struct ctx {
 	enum mode mode;
@@ -98,21 +134,11 @@ struct ctx {
 	int fd_tap_listen;
 	int fd_signal;
 
-	bool ip4_off, ip6_off;		/* -6, -4, or nothing on the host */
-	bool ip4_wait, ip6_wait;	/* off as the host had none at start:
-					 * on once it has (follow.c) */
-	struct in_addr addr4;		/* guest address */
-	int prefix4;
-	struct in_addr gw4;		/* address the guest sees as gateway */
+	struct guest_net net;		/* at start: ip_net() while we run */
 	bool addr4_set, prefix4_set, gw4_set;
-	struct in6_addr addr6;		/* guest's global address */
-	int prefix6;
-	struct in6_addr gw6;		/* gateway as the guest sees it */
-	struct in6_addr ll6_ours;	/* our link-local: NDP, RA, DHCPv6 */
 	bool addr6_set, gw6_set;
 	bool no_map_gw;			/* gateway is not the host's loopback */
 	/* Per family, [INANY_V4] and [INANY_V6]; unspecified: not set */
-	union inany_addr map_host_lo[INANY_FAMILIES];	/* to host's lo */
 	bool map_host_lo_is_gw[INANY_FAMILIES];	/* the gateway: follows it */
 	union inany_addr map_guest[INANY_FAMILIES];	/* to host's address */
 	union inany_addr dns_match[INANY_FAMILIES];	/* --dns-forward */

@@ -350,25 +350,17 @@ static void pasta_join(struct ctx *c)
  */
 static void pasta_config_family(const struct ctx *c, int ifi, int family)
 {
-	union inany_addr addr, gw;
-	int prefix, ret;
+	struct guest_fam g;
+	int ret;
 
-	if (!ip_family_on(c, family))
+	if (!ip_family_on(family))
 		return;
-	if (family == AF_INET) {
-		inany_from_v4(&addr, c->addr4);
-		inany_from_v4(&gw, c->gw4);
-		prefix = c->prefix4;
-	} else {
-		addr.a6 = c->addr6;
-		gw.a6 = c->gw6;
-		prefix = c->prefix6;
-	}
-	ret = inany_is_unspecified(&addr) ? 0 :	/* link-local only */
-	      nl_addr_add(pasta_nl_ns, ifi, &addr, prefix);
+	ip_net_fam(family, &g);
+	ret = inany_is_unspecified(&g.addr) ? 0 :	/* link-local only */
+	      nl_addr_add(pasta_nl_ns, ifi, &g.addr, g.prefix);
 	if (ret && ret != -EEXIST)
 		die("Can't add address to %s: %s", c->ifname, strerror(-ret));
-	ret = nl_route_add_default(pasta_nl_ns, ifi, &gw);
+	ret = nl_route_add_default(pasta_nl_ns, ifi, &g.gw);
 	if (ret && ret != -EEXIST)
 		die("Can't add default route via the gateway: %s",
 		    strerror(-ret));

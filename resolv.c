@@ -166,14 +166,14 @@ static void resolv_search(struct resolv_conf *r, char **save, int max)
 
 /**
  * resolv_dns_usable() - can the guest reach this name server of the host?
- * @c:		execution context
+ * @net:	what we give the guest
  * @a:		name server address
  *
  * Return: true unless it's 0.0.0.0 or on the host's loopback, other than
  *	   127.0.0.1 with an address standing for it (--map-host-loopback,
  *	   by default the gateway)
  */
-bool resolv_dns_usable(const struct ctx *c, struct in_addr a)
+bool resolv_dns_usable(const struct guest_net *net, struct in_addr a)
 {
 	uint32_t h = ntohl(a.s_addr);
 
@@ -182,18 +182,18 @@ bool resolv_dns_usable(const struct ctx *c, struct in_addr a)
 	if ((h >> IN_CLASSA_NSHIFT) != IN_LOOPBACKNET)
 		return true;
 	return h == INADDR_LOOPBACK &&
-	       inany_is_set(&c->map_host_lo[INANY_V4]);
+	       inany_is_set(&net->map_host_lo[INANY_V4]);
 }
 
 /**
  * resolv_nameserver() - take a name server
- * @c:		execution context
+ * @net:	what we give the guest: which IPv4 ones it can reach
  * @r:		reading so far
  * @w:		its address: IPv4, or IPv6 (for DHCPv6 and RAs, which decide
  *		themselves what the guest can reach); anything else is skipped
  */
-static void resolv_nameserver(const struct ctx *c, struct resolv_conf *r,
-			      const char *w)
+static void resolv_nameserver(const struct guest_net *net,
+			      struct resolv_conf *r, const char *w)
 {
 	struct in6_addr a6;
 	struct in_addr a;
@@ -201,7 +201,7 @@ static void resolv_nameserver(const struct ctx *c, struct resolv_conf *r,
 	if (inet_pton(AF_INET, w, &a) == 1) {
 		if (r->up_n < DNS_UP_MAX)
 			inany_from_v4(&r->up[r->up_n++], a);
-		if (!resolv_dns_usable(c, a))
+		if (!resolv_dns_usable(net, a))
 			debug("DNS: name server %s unreachable for guest", w);
 		else if (r->offer.dns4_n < DNS4_MAX)
 			r->offer.dns4[r->offer.dns4_n++] = a;
@@ -215,11 +215,11 @@ static void resolv_nameserver(const struct ctx *c, struct resolv_conf *r,
 
 /**
  * resolv_line() - take what we need from one line
- * @c:		execution context
+ * @net:	what we give the guest
  * @r:		reading so far
  * @line:	the line, without its newline, modified
  */
-static void resolv_line(const struct ctx *c, struct resolv_conf *r,
+static void resolv_line(const struct guest_net *net, struct resolv_conf *r,
 			char *line)
 {
 	char *save, *kw = strtok_r(line, " \t\r\n", &save), *w;
@@ -229,7 +229,7 @@ static void resolv_line(const struct ctx *c, struct resolv_conf *r,
 	if (!strcmp(kw, "nameserver")) {
 		w = strtok_r(NULL, " \t\r\n", &save);
 		if (w)
-			resolv_nameserver(c, r, w);
+			resolv_nameserver(net, r, w);
 	} else if (!strcmp(kw, "search")) {
 		resolv_search(r, &save, DNS_SEARCH_MAX);
 	} else if (!strcmp(kw, "domain")) {
@@ -239,7 +239,7 @@ static void resolv_line(const struct ctx *c, struct resolv_conf *r,
 
 /**
  * resolv_parse() - read a file in resolv.conf(5) format
- * @c:		execution context
+ * @net:	what we give the guest
  * @fd:		the file, read to its end or RESOLV_LINES_MAX lines
  * @r:		what it gives, set
  *
@@ -247,7 +247,8 @@ static void resolv_line(const struct ctx *c, struct resolv_conf *r,
  * sandbox, where nothing may allocate. Lines longer than RESOLV_LINE_MAX
  * are skipped whole.
  */
-static void resolv_parse(const struct ctx *c, int fd, struct resolv_conf *r)
+static void resolv_parse(const struct guest_net *net, int fd,
+			 struct resolv_conf *r)
 {
 	char buf[RESOLV_LINE_MAX];
 	int lines = 0;
@@ -263,7 +264,7 @@ static void resolv_parse(const struct ctx *c, int fd, struct resolv_conf *r)
 		while ((nl = memchr(p, '\n', len - (p - buf)))) {
 			*nl = '\0';
 			if (!skip)
-				resolv_line(c, r, p);
+				resolv_line(net, r, p);
 			skip = false;
 			if (++lines >= RESOLV_LINES_MAX)
 				return;
@@ -278,7 +279,7 @@ static void resolv_parse(const struct ctx *c, int fd, struct resolv_conf *r)
 	}
 	if (len && !skip) {		/* a last line without newline */
 		buf[len] = '\0';
-		resolv_line(c, r, buf);
+		resolv_line(net, r, buf);
 	}
 }
 
@@ -332,7 +333,8 @@ static void resolv_apply(const struct resolv_conf *r)
  * they're handed out (not -D none, --no-dhcp-dns, pasta without
  * --dhcp-dns), the search list likewise, the upstream list unless
  * --dns-host, which is then the one resolver. A missing file is not an
- * error: nothing is taken.
+ * error: nothing is taken. Which IPv4 name servers the guest can reach, at
+ * start-up, c->net says: ip.c takes it over only as conf() returns.
  */
 void resolv_conf_file(const struct ctx *c, const char *path)
 {
@@ -356,7 +358,7 @@ void resolv_conf_file(const struct ctx *c, const char *path)
 		debug("DNS: can't read %s: %s", path, strerror(errno));
 		return;
 	}
-	resolv_parse(c, fd, &r);
+	resolv_parse(&c->net, fd, &r);
 	close(fd);
 	resolv_apply(&r);
 	debug("DNS: %d IPv4 and %d IPv6 name servers, %d search domains, "
@@ -544,9 +546,9 @@ static bool resolv_changed(const struct resolv_conf *r)
 
 /**
  * resolv_reread() - read resolv.conf again; take and log what changed
- * @c:		execution context
+ * @net:	what we give the guest now
  */
-static void resolv_reread(const struct ctx *c)
+static void resolv_reread(const struct guest_net *net)
 {
 	char ns_old[DNS_UP_MAX * (INET6_ADDRSTRLEN + 1)];
 	char ns_new[sizeof(ns_old)];
@@ -556,7 +558,7 @@ static void resolv_reread(const struct ctx *c)
 
 	if (fd < 0)
 		return;
-	resolv_parse(c, fd, &r);
+	resolv_parse(net, fd, &r);
 	close(fd);
 	if (!r.up_n) {
 		debug("DNS: no name server in %s (being written?): kept ours",
@@ -575,9 +577,10 @@ static void resolv_reread(const struct ctx *c)
 
 /**
  * resolv_handler() - something changed in a directory we watch
- * @c:		execution context
+ * @net:	what we give the guest now (ip_net()): which IPv4 name servers
+ *		it can reach
  */
-void resolv_handler(const struct ctx *c)
+void resolv_handler(const struct guest_net *net)
 {
 	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
@@ -604,7 +607,7 @@ void resolv_handler(const struct ctx *c)
 		}
 	}
 	if (ours)
-		resolv_reread(c);
+		resolv_reread(net);
 }
 
 /**

@@ -8,13 +8,14 @@
 
 struct ctx;
 struct dns_offer;
+struct guest_net;
 union inany_addr;
 
 void resolv_conf(const struct ctx *c);
-bool resolv_dns_usable(const struct ctx *c, struct in_addr a);
+bool resolv_dns_usable(const struct guest_net *net, struct in_addr a);
 void resolv_conf_file(const struct ctx *c, const char *path);
 void resolv_watch(const struct ctx *c);
-void resolv_handler(const struct ctx *c);
+void resolv_handler(const struct guest_net *net);
 const struct dns_offer *resolv_offer(void);
 int resolv_up_pick(const struct ctx *c);
 const union inany_addr *resolv_up_addr(int i);

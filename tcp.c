@@ -1592,7 +1592,7 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
 	int idx;
 
 	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
-	    !ip_guest_addr(c, inany_family(&key.paddr), &key.gaddr)) {
+	    !ip_guest_addr(inany_family(&key.paddr), &key.gaddr)) {
 		close(s);
 		return;
 	}

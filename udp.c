@@ -302,7 +302,7 @@ static struct udp_flow *udp_inbound_flow(struct ctx *c, uint32_t lidx,
 	int idx;
 
 	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
-	    !ip_guest_addr(c, inany_family(&key.paddr), &key.gaddr))
+	    !ip_guest_addr(inany_family(&key.paddr), &key.gaddr))
 		return NULL;
 	key.gport = fwd_listener_at(lidx)->to;
 	ip_inbound_peer(c, &key.paddr);

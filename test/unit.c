@@ -30,6 +30,7 @@
 #include "../passt.h"
 #include "../pkt.h"
 #include "../input.h"
+#include "../ip.h"
 #include "../splice.h"
 #include "../stream.h"
 #include "../tcp.h"
@@ -111,7 +112,7 @@ static size_t build_ip4(uint8_t proto, const void *l4, size_t l4_len,
 	ih->tot_len = htons(20 + l4_len);
 	ih->ttl = 64;
 	ih->protocol = proto;
-	ih->saddr = c.addr4.s_addr;
+	ih->saddr = c.net.addr4.s_addr;
 	inet_pton(AF_INET, dst, &ih->daddr);
 	ih->check = csum(ih, 20, 0);
 	memcpy(f + 34, l4, l4_len);
@@ -351,7 +352,7 @@ static struct flow_key test_key(unsigned int i)
 {
 	struct flow_key k = { .proto = IPPROTO_UDP };
 
-	inany_from_v4(&k.gaddr, c.addr4);
+	inany_from_v4(&k.gaddr, c.net.addr4);
 	inany_from_v4(&k.paddr,
 		      (struct in_addr){ htonl(0xc6336400 | (i & 0xff)) });
 	k.gport = 1024 + i;
@@ -484,9 +485,11 @@ static void test_frames6(void)
 		    "DHCPv6 to ff02::1:2 reaches the server");
 
 	len = build_ip6(IPPROTO_TCP, NULL, 0, syn, sizeof(syn));
-	c.ip6_off = true;
+	c.net.ip6_off = true;
+	ip_net_init(&c);
 	expect_drop(len, DROP_IP_FAMILY_OFF, "IPv6 with -4 dropped");
-	c.ip6_off = false;
+	c.net.ip6_off = false;
+	ip_net_init(&c);
 
 	flows = flow_count();
 	len = build_ip6(IPPROTO_HOPOPTS, hbh_dst, sizeof(hbh_dst), syn,
@@ -733,9 +736,10 @@ int main(void)
 	c.fwd_tcp = &fwd_tcp;
 	c.fwd_udp = &fwd_udp;
 	c.epollfd = epoll_create1(0);
-	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
-	inet_pton(AF_INET, "203.0.113.2", &c.gw4);
-	c.prefix4 = 24;
+	inet_pton(AF_INET, "203.0.113.1", &c.net.addr4);
+	inet_pton(AF_INET, "203.0.113.2", &c.net.gw4);
+	c.net.prefix4 = 24;
+	ip_net_init(&c);
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	c.now = now_ms();
 	flow_init();

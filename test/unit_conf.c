@@ -467,11 +467,11 @@ static void test_defaults(void)
 {
 	PASTA(NULL);
 	expect(accepted() &&
-	       addr4_is(C->addr4, "192.0.2.1") && C->prefix4 == 24 &&
-	       addr4_is(C->gw4, "192.0.2.254") &&
-	       addr6_is(&C->addr6, "2001:db8::1") && C->prefix6 == 64 &&
-	       addr6_is(&C->gw6, "2001:db8::254") &&
-	       !C->ip4_off && !C->ip6_off, NULL,
+	       addr4_is(C->net.addr4, "192.0.2.1") && C->net.prefix4 == 24 &&
+	       addr4_is(C->net.gw4, "192.0.2.254") &&
+	       addr6_is(&C->net.addr6, "2001:db8::1") && C->net.prefix6 == 64 &&
+	       addr6_is(&C->net.gw6, "2001:db8::254") &&
+	       !C->net.ip4_off && !C->net.ip6_off, NULL,
 	       "addresses, prefixes and gateways from the host");
 	memcpy(&base_pasta, &R.r, sizeof(R.r));
 	expect(accepted() && C->mtu == MTU_DEFAULT && !C->mtu_no_assign &&
@@ -480,15 +480,15 @@ static void test_defaults(void)
 	       !R.r.udp.n && R.r.tcp_ns.auto_scan && R.r.udp_ns.auto_scan &&
 	       R.r.cmd_idx == -1 && !C->target_pid &&
 	       !C->netns_path[0] && C->fd_given == -1 &&
-	       inany_is4(&C->map_host_lo[INANY_V4], "192.0.2.254") &&
-	       inany_is6(&C->map_host_lo[INANY_V6], "2001:db8::254"), NULL,
+	       inany_is4(&C->net.map_host_lo[INANY_V4], "192.0.2.254") &&
+	       inany_is6(&C->net.map_host_lo[INANY_V6], "2001:db8::254"), NULL,
 	       "default MTU, tap named after the host's interface, -t, -u, "
 	       "-T and -U auto, gateway maps the host's loopback");
 
 	PASST(NULL);
 	memcpy(&base_passt, &R.r, sizeof(R.r));
-	expect(accepted() && addr4_is(C->addr4, "192.0.2.1") &&
-	       addr6_is(&C->addr6, "2001:db8::1") &&
+	expect(accepted() && addr4_is(C->net.addr4, "192.0.2.1") &&
+	       addr6_is(&C->net.addr6, "2001:db8::1") &&
 	       !R.r.tcp.auto_scan && !R.r.tcp.n && !R.r.udp.auto_scan &&
 	       !R.r.udp.n && !R.r.tcp_ns.auto_scan && !R.r.udp_ns.auto_scan &&
 	       !C->sock_path_given && C->fd_given == -1, NULL,
@@ -541,9 +541,11 @@ static void test_clusters(void)
 	expect(accepted() && C->foreground && C->mtu == 1400, NULL,
 	       "a flag, then an option with its value in the next word");
 	PASTA("-4");
-	expect(accepted() && C->ip6_off && !C->ip4_off, NULL, "IPv4 only");
+	expect(accepted() && C->net.ip6_off && !C->net.ip4_off, NULL,
+	       "IPv4 only");
 	PASTA("-6");
-	expect(accepted() && C->ip4_off && !C->ip6_off, NULL, "IPv6 only");
+	expect(accepted() && C->net.ip4_off && !C->net.ip6_off, NULL,
+	       "IPv6 only");
 	PASTA("-46");
 	expect(refused("-4", "-6"), NULL,
 	       "both families off: refused, exit 1, naming -4 and -6");
@@ -566,7 +568,7 @@ static void test_repeated(void)
 	expect(accepted() && C->mtu == 1400 && !C->mtu_no_assign, NULL,
 	       "a later MTU undoes -m 0");
 	PASTA("-n", "16", "-n", "255.255.255.0");
-	expect(accepted() && C->prefix4 == 24, NULL, "last netmask wins");
+	expect(accepted() && C->net.prefix4 == 24, NULL, "last netmask wins");
 	PASTA("-I", "ns0", "-I", "ns1");
 	expect(accepted() && !strcmp(C->ifname, "ns1"), NULL,
 	       "last -I wins");
@@ -585,19 +587,19 @@ static void test_repeated(void)
 	PASTA("--map-host-loopback", "none", "--map-host-loopback",
 	      "192.0.2.100");
 	expect(accepted() &&
-	       inany_is4(&C->map_host_lo[INANY_V4], "192.0.2.100") &&
-	       !inany_is_set(&C->map_host_lo[INANY_V6]), NULL,
+	       inany_is4(&C->net.map_host_lo[INANY_V4], "192.0.2.100") &&
+	       !inany_is_set(&C->net.map_host_lo[INANY_V6]), NULL,
 	       "a later address maps the host's loopback after "
 	       "--map-host-loopback none, the gateway still doesn't");
 	printf("# got: no_map_gw %d, IPv4 slot %s\n", C->no_map_gw,
-	       inany_is_set(&C->map_host_lo[INANY_V4]) ? "set" : "unset");
+	       inany_is_set(&C->net.map_host_lo[INANY_V4]) ? "set" : "unset");
 	PASTA("--no-map-gw", "--map-host-loopback", "192.0.2.100");
 	expect(accepted() &&
-	       inany_is4(&C->map_host_lo[INANY_V4], "192.0.2.100") &&
-	       !inany_is_set(&C->map_host_lo[INANY_V6]), NULL,
+	       inany_is4(&C->net.map_host_lo[INANY_V4], "192.0.2.100") &&
+	       !inany_is_set(&C->net.map_host_lo[INANY_V6]), NULL,
 	       "the address given maps the host's loopback, not the gateway");
 	printf("# got: no_map_gw %d, IPv4 slot %s\n", C->no_map_gw,
-	       inany_is_set(&C->map_host_lo[INANY_V4]) ? "set" : "unset");
+	       inany_is_set(&C->net.map_host_lo[INANY_V4]) ? "set" : "unset");
 }
 
 /**
@@ -654,8 +656,8 @@ static void test_accumulate(void)
 
 	PASTA("-a", "192.0.2.10", "-a", "2001:db8::10");
 	expect(accepted() && C->addr4_set && C->addr6_set &&
-	       addr4_is(C->addr4, "192.0.2.10") &&
-	       addr6_is(&C->addr6, "2001:db8::10"), NULL,
+	       addr4_is(C->net.addr4, "192.0.2.10") &&
+	       addr6_is(&C->net.addr6, "2001:db8::10"), NULL,
 	       "-a IPv4 then IPv6: one address per family");
 	PASTA("-a", "192.0.2.10", "-a", "192.0.2.11");
 	expect(refused("-a", "192.0.2.11"), NULL,
@@ -1012,7 +1014,7 @@ static const struct pair_opt {
 } pairs[] = {
 	{ "--dns-forward",	  offsetof(struct ctx, dns_match),	false },
 	{ "--map-guest-addr",	  offsetof(struct ctx, map_guest),	false },
-	{ "--map-host-loopback", offsetof(struct ctx, map_host_lo),	true },
+	{ "--map-host-loopback", offsetof(struct ctx, net.map_host_lo),	true },
 	{ "-o",			  offsetof(struct ctx, outbound),	false },
 	{ "--outbound",		  offsetof(struct ctx, outbound),	false },
 };
@@ -1072,9 +1074,9 @@ static void test_pairs(void)
 
 		memcpy(&none, &R.r, sizeof(none));
 		expect(accepted() && C->no_map_gw &&
-		       inany_equals(&C->map_host_lo[INANY_V4], &unset) &&
-		       inany_equals(&C->map_host_lo[INANY_V6], &unset), NULL,
-		       "nothing maps the host's loopback");
+		       inany_equals(&C->net.map_host_lo[INANY_V4], &unset) &&
+		       inany_equals(&C->net.map_host_lo[INANY_V6], &unset),
+		       NULL, "nothing maps the host's loopback");
 		PASTA("--no-map-gw");
 		expect(accepted() && C->no_map_gw &&
 		       !memcmp(&R.r.c, &none.c, sizeof(none.c)), NULL,
@@ -1159,12 +1161,12 @@ static void test_values(void)
 	expect(accepted() && C->mtu == 65520, NULL, "the largest MTU");
 
 	PASTA("-n", "255.255.0.0");
-	expect(accepted() && C->prefix4 == 16 && C->prefix4_set, NULL,
+	expect(accepted() && C->net.prefix4 == 16 && C->prefix4_set, NULL,
 	       "a dotted netmask");
 	PASTA("-g", "192.0.2.2", "-g", "fe80::2");
-	expect(accepted() && addr4_is(C->gw4, "192.0.2.2") &&
-	       addr6_is(&C->gw6, "fe80::2") &&
-	       addr6_is(&C->ll6_ours, "fe80::2"), NULL,
+	expect(accepted() && addr4_is(C->net.gw4, "192.0.2.2") &&
+	       addr6_is(&C->net.gw6, "fe80::2") &&
+	       addr6_is(&C->net.ll6_ours, "fe80::2"), NULL,
 	       "a gateway per family; link-local IPv6 is our address");
 	PASTA("-S", "one.example,two.example three.example");
 	expect(accepted() && C->dns_opt.search_n == 3 &&
@@ -1179,9 +1181,9 @@ static void test_values(void)
 		if_indextoname(base_pasta.c.host_ifi, ifname);
 		PASTA("-i", ifname);
 		expect(accepted() && C->host_ifi == base_pasta.c.host_ifi &&
-		       addr4_is(C->addr4, "192.0.2.1") &&
-		       addr4_is(C->gw4, "192.0.2.254") &&
-		       addr6_is(&C->gw6, "2001:db8::254"), NULL,
+		       addr4_is(C->net.addr4, "192.0.2.1") &&
+		       addr4_is(C->net.gw4, "192.0.2.254") &&
+		       addr6_is(&C->net.gw6, "2001:db8::254"), NULL,
 		       "the default route's interface, named");
 	}
 

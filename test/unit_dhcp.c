@@ -272,7 +272,7 @@ static void test_request(void)
 	   "REQUEST (selecting): ACK with the lease");
 	ok(rep.flags == 0x8000 && addr4_is(rep.f.dst4, "255.255.255.255"),
 	   "ACK: broadcast flag echoed, sent to 255.255.255.255");
-	inany_from_v4(&a, c.addr4);
+	inany_from_v4(&a, c.net.addr4);
 	ok(ip_guest_uses(&a),
 	   "ACK with a lease: inbound flows go to the leased address");
 
@@ -604,7 +604,7 @@ static void test_resolv(void)
 
 	memset(&t, 0, sizeof(t));
 	/* The gateway stands for the host's loopback, as conf() sets it */
-	inany_from_v4(&t.map_host_lo[INANY_V4], c.gw4);
+	inany_from_v4(&t.net.map_host_lo[INANY_V4], c.net.gw4);
 	write_file(path, "# comment\n; nameserver 192.0.2.9\n"
 			 "nameserver 2001:db8::1\n"
 			 "nameserver 127.0.0.53\n"
@@ -673,10 +673,11 @@ int main(void)
 	log_setup(false, true);		/* info() lines would clutter TAP */
 	tap_peer_open(&c);	/* link_send(): one write() per frame */
 	c.mtu = 65520;
-	inet_pton(AF_INET, "203.0.113.1", &c.addr4);
-	inet_pton(AF_INET, "203.0.113.2", &c.gw4);
-	inany_from_v4(&c.map_host_lo[INANY_V4], c.gw4);
-	c.prefix4 = 24;
+	inet_pton(AF_INET, "203.0.113.1", &c.net.addr4);
+	inet_pton(AF_INET, "203.0.113.2", &c.net.gw4);
+	inany_from_v4(&c.net.map_host_lo[INANY_V4], c.net.gw4);
+	c.net.prefix4 = 24;
+	ip_net_init(&c);
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	link_guest_mac_seen(guest_mac);
 	c.dns_opt.dns4_n = 2;

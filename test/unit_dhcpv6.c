@@ -970,7 +970,8 @@ static void test_sizes(void)
 	   "the search list without name servers: option 24, no option 23");
 
 	c = saved;
-	memset(&c.addr6, 0, sizeof(c.addr6));
+	memset(&c.net.addr6, 0, sizeof(c.net.addr6));
+	ip_net_init(&c);
 	m_send();
 	got = reply_is(2, 0x5);
 	ia = ia_get(0);
@@ -978,6 +979,7 @@ static void test_sizes(void)
 	   status_is(find(ia.sub, ia.sub_n, 13, 0), 2),
 	   "no address to give: IA_NA with NoAddrsAvail");
 	c = saved;
+	ip_net_init(&c);
 }
 
 static void test_real_clients(void)
@@ -1064,11 +1066,12 @@ int main(void)
 	c.mtu = 65520;
 	memcpy(c.mac_ours, our_mac, 6);
 	link_guest_mac_seen(guest_mac);
-	inet_pton(AF_INET6, GUEST_ADDR, &c.addr6);
-	c.prefix6 = 64;
-	inet_pton(AF_INET6, "2001:db8::1", &c.gw6);
-	c.map_host_lo[INANY_V6].a6 = c.gw6;	/* as conf() sets it */
-	inet_pton(AF_INET6, OUR_LL, &c.ll6_ours);
+	inet_pton(AF_INET6, GUEST_ADDR, &c.net.addr6);
+	c.net.prefix6 = 64;
+	inet_pton(AF_INET6, "2001:db8::1", &c.net.gw6);
+	c.net.map_host_lo[INANY_V6].a6 = c.net.gw6;	/* as conf() sets it */
+	inet_pton(AF_INET6, OUR_LL, &c.net.ll6_ours);
+	ip_net_init(&c);
 	c.dns_opt.dns6_n = 3;
 	inet_pton(AF_INET6, "2001:db8::53", &c.dns_opt.dns6[0]);
 	inet_pton(AF_INET6, "::1", &c.dns_opt.dns6[1]);

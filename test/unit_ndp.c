@@ -296,7 +296,7 @@ static int ra_ok(void)
 
 	memcpy(slla + 2, our_mac, 6);
 	return rep.valid && rep.m[0] == RA &&
-	       IN6_ARE_ADDR_EQUAL(&rep.f.src6, &c.ll6_ours) &&
+	       IN6_ARE_ADDR_EQUAL(&rep.f.src6, &c.net.ll6_ours) &&
 	       addr6_is(&rep.f.dst6, "ff02::1") &&
 	       !memcmp(rep.f.eth_dst, all_nodes_mac, 6) &&
 	       !memcmp(rep.f.eth_src, our_mac, 6) && rep.m[4] == 64 &&
@@ -374,6 +374,7 @@ static void restore(const struct ctx *saved)
 
 	c = *saved;
 	c.now = now;
+	ip_net_init(&c);
 	resolv_conf_file(&c, NULL);
 }
 
@@ -474,7 +475,7 @@ static void test_ns(void)
 	m_addr(8, "2001:db8::2");
 	m_send("::", "ff02::1:ff00:2");
 	ok(no_reply(), "DAD probe for the gateway's address: no reply");
-	ok(!ip_guest_uses(&(union inany_addr){ .a6 = c.gw6 }),
+	ok(!ip_guest_uses(&(union inany_addr){ .a6 = c.net.gw6 }),
 	   "... and the gateway's address isn't taken as the guest's");
 
 	m_start(NS, 24);
@@ -688,22 +689,25 @@ static void test_ra_config(void)
 	struct in6_addr p56 = a6("2001:db8:0:1200::"), p64;
 	int i;
 
-	c.addr6 = a6("2001:db8:0:12ff::1");
-	c.prefix6 = 56;
+	c.net.addr6 = a6("2001:db8:0:12ff::1");
+	c.net.prefix6 = 56;
+	ip_net_init(&c);
 	ok(rs_to_ra() && rep.opt_count[3] == 1 &&
 	   !memcmp(rep.m + rep.opt_off[3], pio_head, 4) &&
 	   !memcmp(rep.m + rep.opt_off[3] + 16, &p56, 16),
 	   "/56: prefix 2001:db8:0:1200::, on-link only (no SLAAC)");
 
-	c.addr6 = in6addr_any;
+	c.net.addr6 = in6addr_any;
+	ip_net_init(&c);
 	ok(rs_to_ra() && !rep.opt_count[3], "no address: no prefix option");
 	restore(&saved);
 
 	/* Podman's -a 2001:db8::1 with the host's gateway in another /64,
 	 * and the host's own link-local address as ours (conf_ll6())
 	 */
-	c.gw6 = a6("2001:db8:1::2");
-	c.ll6_ours = a6("fe80::c8b9:26ff:fe16:4a2");
+	c.net.gw6 = a6("2001:db8:1::2");
+	c.net.ll6_ours = a6("fe80::c8b9:26ff:fe16:4a2");
+	ip_net_init(&c);
 	p64 = a6("2001:db8::");
 	ok(rs_to_ra() && addr6_is(&rep.f.src6, "fe80::c8b9:26ff:fe16:4a2") &&
 	   ((rep.m[6] << 8) | rep.m[7]) >= 600 && rep.opt_count[3] == 1 &&
@@ -734,7 +738,8 @@ static void test_ra_config(void)
 	c.dns_opt.dns6_n = 1;
 	c.dns_opt.dns6[0] = a6("::1");
 	c.no_map_gw = true;
-	memset(&c.map_host_lo, 0, sizeof(c.map_host_lo));
+	memset(&c.net.map_host_lo, 0, sizeof(c.net.map_host_lo));
+	ip_net_init(&c);
 	c.dns_opt.search_n = 2;
 	strcpy(c.dns_opt.search[0], "bad..example");
 	strcpy(c.dns_opt.search[1], ".");
@@ -785,9 +790,11 @@ static void test_no_ra(void)
 	ok(ndp_timer(&c) == INT64_MAX, "--no-ndp: no deadline");
 	c.no_ndp = false;
 
-	c.ip6_off = true;
+	c.net.ip6_off = true;
+	ip_net_init(&c);
 	ok(ndp_timer(&c) == INT64_MAX, "IPv6 off: no deadline");
-	c.ip6_off = false;
+	c.net.ip6_off = false;
+	ip_net_init(&c);
 }
 
 #define RA_TIMES_MAX	2048
@@ -930,11 +937,12 @@ int main(void)
 	c.fd_tap_listen = -1;
 	c.mtu = 65520;
 	c.now = 1000000;
-	c.addr6 = a6("2001:db8::1");
-	c.prefix6 = 64;
-	c.gw6 = a6("2001:db8::2");
-	c.map_host_lo[INANY_V6].a6 = c.gw6;	/* as conf() sets it */
-	c.ll6_ours = a6("fe80::1");
+	c.net.addr6 = a6("2001:db8::1");
+	c.net.prefix6 = 64;
+	c.net.gw6 = a6("2001:db8::2");
+	c.net.map_host_lo[INANY_V6].a6 = c.net.gw6;	/* as conf() sets it */
+	c.net.ll6_ours = a6("fe80::1");
+	ip_net_init(&c);
 	ip_guest_seen(&(union inany_addr){ .a6 = a6("fe80::ff:fe00:1") });
 	memcpy(c.mac_ours, our_mac, 6);
 	link_guest_mac_seen(guest_mac);

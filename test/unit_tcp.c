@@ -42,6 +42,7 @@
 #include "../inany.h"
 #include "../passt.h"
 #include "../input.h"
+#include "../ip.h"
 #include "../tcp.h"
 #include "../tcp_conn.h"
 #include "../util.h"
@@ -151,10 +152,11 @@ static void setup(void)
 	c.fwd_tcp = &fwd_tcp;
 	c.fwd_udp = &fwd_udp;
 	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
-	inet_pton(AF_INET, GUEST_ADDR, &c.addr4);
-	inet_pton(AF_INET, GW_ADDR, &c.gw4);
-	c.prefix4 = 24;
-	inany_from_v4(&c.map_host_lo[INANY_V4], c.gw4);
+	inet_pton(AF_INET, GUEST_ADDR, &c.net.addr4);
+	inet_pton(AF_INET, GW_ADDR, &c.net.gw4);
+	c.net.prefix4 = 24;
+	inany_from_v4(&c.net.map_host_lo[INANY_V4], c.net.gw4);
+	ip_net_init(&c);
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	c.now = T0;
 	flow_init();
@@ -224,7 +226,7 @@ static struct flow_key key_of(const struct guest *g)
 
 	inet_pton(AF_INET, GUEST_ADDR, &a);
 	inany_from_v4(&k.gaddr, a);
-	inany_from_v4(&k.paddr, c.gw4);
+	inany_from_v4(&k.paddr, c.net.gw4);
 	return k;
 }
 
@@ -267,8 +269,8 @@ static void guest_frame(struct guest *g, uint8_t flags, uint16_t wnd,
 	ih->tot_len = htons(20 + l4_len);
 	ih->ttl = 64;
 	ih->protocol = IPPROTO_TCP;
-	ih->saddr = c.addr4.s_addr;
-	ih->daddr = c.gw4.s_addr;
+	ih->saddr = c.net.addr4.s_addr;
+	ih->daddr = c.net.gw4.s_addr;
 	ih->check = htons(csum_ref(ih, 20));
 
 	th->source = htons(g->port);

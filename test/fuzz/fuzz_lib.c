@@ -15,6 +15,7 @@
 #include "../../fwd.h"
 #include "../../icmp.h"
 #include "../../inany.h"
+#include "../../ip.h"
 #include "../../link.h"
 #include "../../log.h"
 #include "../../resolv.h"
@@ -47,15 +48,16 @@ void fuzz_ctx_init(enum mode mode)
 	c->fwd_tcp_ns = &fwd_tcp_ns;
 	c->fwd_udp_ns = &fwd_udp_ns;
 	c->epollfd = epoll_create1(EPOLL_CLOEXEC);
-	inet_pton(AF_INET, "203.0.113.1", &c->addr4);
-	inet_pton(AF_INET, "203.0.113.2", &c->gw4);
-	c->prefix4 = 24;
-	inet_pton(AF_INET6, "2001:db8::1", &c->addr6);
-	inet_pton(AF_INET6, "2001:db8::2", &c->gw6);
-	inet_pton(AF_INET6, "fe80::1", &c->ll6_ours);
+	inet_pton(AF_INET, "203.0.113.1", &c->net.addr4);
+	inet_pton(AF_INET, "203.0.113.2", &c->net.gw4);
+	c->net.prefix4 = 24;
+	inet_pton(AF_INET6, "2001:db8::1", &c->net.addr6);
+	inet_pton(AF_INET6, "2001:db8::2", &c->net.gw6);
+	inet_pton(AF_INET6, "fe80::1", &c->net.ll6_ours);
 	inet_pton(AF_INET, "192.0.2.53", &c->dns_opt.dns4[0]);
 	c->dns_opt.dns4_n = 1;
-	inany_from_v4(&c->map_host_lo[INANY_V4], c->gw4);
+	inany_from_v4(&c->net.map_host_lo[INANY_V4], c->net.gw4);
+	ip_net_init(c);
 	strcpy(c->dns_opt.search[0], "example.org");
 	c->dns_opt.search_n = 1;
 	resolv_conf_file(c, NULL);
