@@ -29,6 +29,8 @@
 #               mirror); kept once present.  Where the mirror serves no
 #               source packages, put the files there by hand (see
 #               test/podman/README.md); then the test uses them as they are.
+#               A mirror that had none is asked again a day later (or
+#               with --force): PODMAN_BATS_SRC.missing holds its address
 #
 # Nothing of Podman's is in the git tree.  Prints what it did; exits 1 when
 # the layer could not be built, 3 when only Podman's sources are missing.
@@ -183,10 +185,21 @@ else
 	build_layer || { say "could not build the layer"; exit 1; }
 fi
 
+# A mirror without source packages is asked again only a day later: the
+# lists alone take up to 90 s to fetch, on every run of make check
+MISSING=$PODMAN_BATS_SRC.missing
 if [ -f "$PODMAN_BATS_SRC/505-networking-pasta.bats" ]; then
 	say "Podman's system tests: $PODMAN_BATS_SRC"
+elif [ "$force" = 0 ] && [ "$(cat "$MISSING" 2>/dev/null)" = "$MIRROR" ] &&
+     [ -n "$(find "$MISSING" -mmin -1440)" ]; then
+	say "no source package of podman $src_v from $MIRROR (asked in the" \
+	    "last day, $MISSING): put Podman's test/system files into" \
+	    "$PODMAN_BATS_SRC"
+	exit 3
 elif ! fetch_src; then
+	echo "$MIRROR" >"$MISSING"
 	say "no source package of podman $src_v from $MIRROR:" \
 	    "put Podman's test/system files into $PODMAN_BATS_SRC"
 	exit 3
 fi
+rm -f "$MISSING"
