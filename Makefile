@@ -90,13 +90,13 @@ setup:
 
 # Integration tests run what users run: ./passt and ./pasta, with the
 # release flags and seccomp list. Then, where it is cheap, a second pass of
-# the tests that feed the daemon hostile or unusual input, under ASan/UBSan
+# the tests that feed the daemon hostile or unusual input, under ASan/UBSan.
+# One prove run, its files in lanes side by side (test/check.sh)
 SAN_TESTS = test/10-http-download.t test/12-passt-socket.t \
 	    test/14-addr-policy.t test/17-hostile-frames.t \
 	    test/66-passt-tapsock.t
 check: setup all $(TEST_BINS)
-	PASTA=$(CURDIR)/pasta prove -v --timer test/*.t
-	PASTA=$(CURDIR)/test/san/pasta prove -v --timer $(SAN_TESTS)
+	PASTA=$(CURDIR)/pasta test/check.sh $(SAN_TESTS)
 
 # Every system call the daemon makes outside its seccomp list, over the
 # whole suite (test/seccomp-audit.sh); not part of check: it runs it again
