@@ -573,7 +573,7 @@ EOF
 
 bench_need ip nsenter setpriv timeout flock ss awk sysctl sha256sum
 [ -x "$TCPRR" ] || die "$TCPRR not built (make test/tcprr)"
-bench_words BENCH_CONN_TOOLS "$TOOLS" host ours debian-pasta trixie-pasta
+bench_words BENCH_CONN_TOOLS "$TOOLS" host ours ours-ref debian-pasta trixie-pasta
 bench_words BENCH_CONN_CASES "$CASES" outbound hostaddr spliced
 for n in $CONNS; do
 	{ [ "$n" -ge 1 ] && [ "$n" -le 4096 ]; } 2>/dev/null ||

@@ -24,6 +24,8 @@
 # Tools (tool_run TOOL ...):
 #   host         CMD runs directly in H as $TEST_USER, no translator
 #   ours         $PASTA --config-net -P PIDFILE -- CMD, as $TEST_USER in H
+#   ours-ref     $REF_PASTA, ours built from another commit (no default),
+#                the same way: a before/after comparison in one run
 #   debian-pasta $DEBIAN_PASTA (/usr/bin/pasta), the same way
 #   trixie-pasta $TRIXIE_PASTA (test/trixie-pasta: Debian 13's pasta from
 #                the Podman test rootfs, a newer upstream), the same way
@@ -119,6 +121,7 @@
 #                             NSPREFIX (ip netns exec NS, nsenter ...) enters
 
 DEBIAN_PASTA=${DEBIAN_PASTA:-/usr/bin/pasta}
+REF_PASTA=${REF_PASTA:-}
 TRIXIE_PASTA=${TRIXIE_PASTA:-$TESTDIR/trixie-pasta}
 # shellcheck source=test/podman/config.sh
 . "$TESTDIR/podman/config.sh"	# PODMAN_ROOTFS, where trixie-pasta is
@@ -264,6 +267,7 @@ tool_ok() {
 	case $1 in
 	host)		return 0 ;;
 	ours)		[ -x "$PASTA" ] ;;
+	ours-ref)	[ -n "$REF_PASTA" ] && [ -x "$REF_PASTA" ] ;;
 	debian-pasta)	[ -x "$DEBIAN_PASTA" ] ;;
 	trixie-pasta)	"$TRIXIE_PASTA" --help >/dev/null 2>&1 ;;
 	slirp4netns)	command -v "$SLIRP" >/dev/null &&
@@ -277,6 +281,7 @@ tool_version() {
 	case $1 in
 	host)		uname -r ;;
 	ours)		"$PASTA" --version 2>&1 | head -n 1 ;;
+	ours-ref)	echo "$("$REF_PASTA" --version 2>&1 | head -n 1) ($REF_PASTA)" ;;
 	debian-pasta)	echo "$("$DEBIAN_PASTA" --version 2>&1 | head -n 1)" \
 			     "(package passt $(dpkg-query -W -f '${Version}' passt 2>/dev/null))" ;;
 	trixie-pasta)	echo "pasta (Debian 13's package passt" \
@@ -289,6 +294,7 @@ tool_version() {
 # tool_bin TOOL - the binary of a pasta-like TOOL
 tool_bin() {
 	case $1 in
+	ours-ref)	echo "$REF_PASTA" ;;
 	debian-pasta)	echo "$DEBIAN_PASTA" ;;
 	trixie-pasta)	echo "$TRIXIE_PASTA" ;;
 	*)		echo "$PASTA" ;;
@@ -372,7 +378,7 @@ tool_run() {
 			</dev/null
 		rc=$?
 		;;
-	ours|debian-pasta|trixie-pasta)
+	ours|ours-ref|debian-pasta|trixie-pasta)
 		local bin
 		bin=$(tool_bin "$tool")
 		rm -f "$WORK/u/$name.tpid"
@@ -522,7 +528,7 @@ ns_listening() {
 
 bench_args() {
 	# Before the script's defaults fill the rest (they are not exported)
-	BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|DEBIAN_PASTA|TRIXIE_PASTA|SLIRP|DELAYLINE|TCPRR)=' |
+	BENCH_ENV=$(env | grep -E '^(BENCH_[A-Z0-9_]*|PASTA|REF_PASTA|DEBIAN_PASTA|TRIXIE_PASTA|SLIRP|DELAYLINE|TCPRR)=' |
 		    sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')
 	BENCH_ARGS="$*"
 	quick_arg "$@"

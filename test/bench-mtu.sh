@@ -419,8 +419,8 @@ done
 [ -x "$PY" ] || die "$PY not installed"
 for t in $TOOLS; do
 	case $t in
-	host|ours|debian-pasta|trixie-pasta) ;;
-	*) die "BENCH_MTU_TOOLS: host, ours, debian-pasta and/or trixie-pasta, not $t" ;;
+	host|ours|ours-ref|debian-pasta|trixie-pasta) ;;
+	*) die "BENCH_MTU_TOOLS: host, ours, ours-ref, debian-pasta and/or trixie-pasta, not $t" ;;
 	esac
 done
 for m in $MTUS; do

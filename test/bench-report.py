@@ -33,7 +33,7 @@ import tempfile
 
 COLS = ("kind tool cc rtt dir run status value bytes cpu_ticks hwm_kb "
         "retr_guest retr_h retr_r qdrop lossdrop late zero cc_seen note").split()
-TOOL_ORDER = ["host", "ours", "debian-pasta", "slirp4netns"]
+TOOL_ORDER = ["host", "ours", "ours-ref", "debian-pasta", "slirp4netns"]
 IPV6_TARGET = 0.95	# ours over IPv6 at least this much of ours over IPv4
 
 

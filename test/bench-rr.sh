@@ -549,7 +549,7 @@ EOF
 # --- main ----------------------------------------------------------------------------
 
 bench_need ip nsenter setpriv timeout flock ss awk
-bench_words BENCH_RR_TOOLS "$TOOLS" host ours debian-pasta trixie-pasta
+bench_words BENCH_RR_TOOLS "$TOOLS" host ours ours-ref debian-pasta trixie-pasta
 bench_words BENCH_RR_CASES "$CASES" outbound spliced hostaddr
 for n in $CONNS; do
 	[ "$n" -ge 1 ] 2>/dev/null || die "BENCH_RR_CONNS: positive numbers, not $n"
