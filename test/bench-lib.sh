@@ -90,8 +90,10 @@
 #                             $WORK/r.err tells why
 #   bench_rounds CASES XS     "RUN CASE X TOOL" lines: for each run (RUNS),
 #                             case, X (connection count, measurement...)
-#                             and tool (TOOLS), so that the tools of one
-#                             row are measured side by side
+#                             and tool (TOOLS, in_turn), so that the tools
+#                             of one row are measured side by side
+#   in_turn LIST RUN          LIST's words from the RUN-th on, wrapping
+#                             round: the order of the tools in run RUN
 #   bench_tally TOOL WHAT VALUE
 #                             after a measurement that set LAST_STATUS,
 #                             LAST_DESC and LAST_NAME: its TAP line with
@@ -651,12 +653,27 @@ bench_setup_done() {
 	say "$2: up; tools: $TOOLS; $RUNS run(s)"
 }
 
+# A tool measured always right after the same other one inherits what that
+# one leaves behind: at 0 ms, the run right after the host's own download
+# came out 6-16% below the same binary run third (2026-12-05). Each run
+# starts one tool further on, so every tool follows every other in turn
+in_turn() {
+	local -a w
+	local i n
+
+	read -r -a w <<<"$1"
+	n=${#w[@]}
+	for ((i = 0; i < n; i++)); do
+		echo "${w[(i + $2 - 1) % n]}"
+	done
+}
+
 bench_rounds() {
 	local run kase x tool
 	for run in $(seq "$RUNS"); do
 		for kase in $1; do
 			for x in $2; do
-				for tool in $TOOLS; do
+				for tool in $(in_turn "$TOOLS" "$run"); do
 					echo "$run $kase $x $tool"
 				done
 			done

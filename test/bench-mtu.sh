@@ -488,7 +488,7 @@ for rtt in $RTTS; do
 				check host
 			fi
 			for mtu in $MTUS; do
-				for tool in $TOOLS; do
+				for tool in $(in_turn "$TOOLS" "$run"); do
 					[ "$tool" = host ] && continue
 					measure "$tool" "$mtu" "$dir" "$run"
 					check "$tool"

@@ -26,7 +26,8 @@
 #     BENCH_CURL_RUNS runs, -m BENCH_CURL_TIMEOUT (a timeout counts as that
 #     many seconds and is flagged);
 # for each RTT in BENCH_IPV6_RTTS and CC in BENCH_IPV6_CCS, in the same
-# rounds (each round: every tool over IPv4, then every tool of
+# rounds (each round: every tool over IPv4, each run starting one tool
+# further on (in_turn), then every tool of
 # BENCH_IPV6_TOOLS over IPv6), iperf3 over IPv6 to 2001:db8:2::1 in R, the
 # host's own IPv6 the baseline, reported side by side with the same tool's
 # IPv4 figure of this run (doc/benchmarks.md, "IPv6"; where the main table
@@ -500,7 +501,7 @@ main_table() {
 			for run in $(seq "$runs"); do
 				for dir in upload download; do
 					if [ $C_MAIN = 1 ] && [ "$run" -le "$BENCH_RUNS" ]; then
-						for tool in $TOOLS; do
+						for tool in $(in_turn "$TOOLS" "$run"); do
 							_iperf iperf "$tool" "$dir" "$run"
 						done
 					fi
@@ -517,7 +518,7 @@ main_table() {
 			[ $C_MAIN = 1 ] || continue
 			for run in $(seq "$BENCH_CURL_RUNS"); do
 				for dir in download upload; do
-					for tool in $TOOLS; do
+					for tool in $(in_turn "$TOOLS" "$run"); do
 						_curl "$tool" "$dir" "$run"
 					done
 				done
