@@ -93,11 +93,12 @@ uint8_t *link_rx_slot(unsigned int i)
 }
 
 /**
- * link_recv() - read a batch of frames from the guest
+ * link_recv() - read frames from the guest into slots of a batch
  * @c:		execution context
  * @events:	epoll events of the guest's descriptor
  * @rx:		frames, set
- * @max:	at most this many, up to LINK_RX_MAX
+ * @first:	first slot to fill: 0 starts a batch
+ * @max:	at most this many, up to LINK_RX_MAX - @first
  *
  * The slots of the last batch are reused: whatever pointed into them must
  * be done with them.
@@ -105,7 +106,7 @@ uint8_t *link_rx_slot(unsigned int i)
  * Return: frames read, fewer than @max once nothing is left this wake-up
  */
 unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
-		       unsigned int max)
+		       unsigned int first, unsigned int max)
 {
 	unsigned int i, n;
 
@@ -115,7 +116,7 @@ unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
 		link_rx_more = false;
 		return 0;	/* the end of the batch lets it go */
 	}
-	n = link_backend->recv(c, events, rx, max);
+	n = link_backend->recv(c, events, rx, first, max);
 	link_rx_more = n == max;
 	for (i = 0; i < n; i++)
 		pcap_frame_gso(rx[i].data, rx[i].len, rx[i].gso_size);

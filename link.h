@@ -63,9 +63,9 @@ struct link_caps {
  * struct link_ops - a way of reaching the guest: a link backend
  * @name:	for messages
  * @caps:	what it offloads, given the way the guest was set up
- * @recv:	read queued frames into link_rx_slot(0 .. @max - 1), @events
- *		from epoll; return how many, fewer than @max only once
- *		nothing is left for this wake-up (at most LINK_READS_MAX
+ * @recv:	read queued frames into link_rx_slot(@first ..), at most @max,
+ *		@events from epoll; return how many, fewer than @max only
+ *		once nothing is left for this wake-up (at most LINK_READS_MAX
  *		reads in one)
  * @send:	write @n frames in order; return how many went, a full queue
  *		drops the rest; -1 if the guest is gone
@@ -75,7 +75,8 @@ struct link_ops {
 	const char *name;
 	struct link_caps (*caps)(const struct ctx *c);
 	unsigned int (*recv)(struct ctx *c, uint32_t events,
-			     struct link_rx *rx, unsigned int max);
+			     struct link_rx *rx, unsigned int first,
+			     unsigned int max);
 	int (*send)(struct ctx *c, const struct link_frame *f, unsigned int n);
 	void (*detach)(struct ctx *c);
 };
@@ -84,7 +85,7 @@ void link_init(struct ctx *c, const struct link_ops *ops);
 const struct link_caps *link_caps(void);
 uint8_t *link_rx_slot(unsigned int i);
 unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
-		       unsigned int max);
+		       unsigned int first, unsigned int max);
 void link_send(struct ctx *c, const struct link_frame *f, unsigned int n);
 void link_send_raw(struct ctx *c, const uint8_t *eth, size_t len);
 void link_guest_mac_seen(const uint8_t *mac);

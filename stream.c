@@ -38,11 +38,12 @@
 #define STREAM_PATH_FMT		"/tmp/passt_%d.socket"
 #define STREAM_PATH_MAX_N	64
 
-/* Bytes read from the guest, up to the end of the last whole frame copied
- * out, then a partial one
+/* Bytes read from the guest: from stream_in_off on, what no receive slot
+ * has taken yet (whole frames, then a partial one); moved to the start only
+ * as more is read, so that handing out a frame copies just that frame
  */
 static uint8_t stream_in[(LINK_FRAME_MAX + sizeof(uint32_t)) * 4];
-static size_t stream_in_len;
+static size_t stream_in_off, stream_in_len;
 static unsigned int stream_reads;	/* in this wake-up */
 
 /* What we owe the guest's socket, sent in order on EPOLLOUT: the rest of a
@@ -221,18 +222,20 @@ static int stream_send(struct ctx *c, const struct link_frame *f,
 /**
  * stream_frames() - copy the complete frames at the start of the stream
  *		     buffer into receive slots, keep the rest for later
- * @rx:		frames of the batch, set from @n on
- * @n:		frames of the batch so far: the first slot to fill
- * @max:	frames in the batch at most
+ * @rx:		frames, set from @n on
+ * @first:	slot of @rx[0]
+ * @n:		frames so far
+ * @max:	frames at most
  *
- * Return: frames in the batch now, -1 on a bad length prefix
+ * Return: frames now, -1 on a bad length prefix
  */
-static int stream_frames(struct link_rx *rx, unsigned int n, unsigned int max)
+static int stream_frames(struct link_rx *rx, unsigned int first,
+			 unsigned int n, unsigned int max)
 {
-	size_t off = 0;
+	size_t off = stream_in_off;
 
 	while (n < max && stream_in_len - off >= sizeof(uint32_t)) {
-		uint8_t *buf = link_rx_slot(n) + FRAME_PAD;
+		uint8_t *buf = link_rx_slot(first + n) + FRAME_PAD;
 		uint32_t len;
 
 		memcpy(&len, stream_in + off, sizeof(len));
@@ -248,8 +251,7 @@ static int stream_frames(struct link_rx *rx, unsigned int n, unsigned int max)
 		rx[n++] = (struct link_rx){ buf, len, 0 };
 		off += sizeof(len) + len;
 	}
-	memmove(stream_in, stream_in + off, stream_in_len - off);
-	stream_in_len -= off;
+	stream_in_off = off;
 	return n;
 }
 
@@ -261,9 +263,14 @@ static int stream_frames(struct link_rx *rx, unsigned int n, unsigned int max)
  */
 static ssize_t stream_read(const struct ctx *c)
 {
-	ssize_t n = recv(c->fd_tap, stream_in + stream_in_len,
-			 sizeof(stream_in) - stream_in_len, MSG_DONTWAIT);
+	ssize_t n;
 
+	memmove(stream_in, stream_in + stream_in_off,
+		stream_in_len - stream_in_off);
+	stream_in_len -= stream_in_off;
+	stream_in_off = 0;
+	n = recv(c->fd_tap, stream_in + stream_in_len,
+		 sizeof(stream_in) - stream_in_len, MSG_DONTWAIT);
 	stream_reads++;
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		info("guest disconnected");
@@ -280,26 +287,30 @@ static ssize_t stream_read(const struct ctx *c)
  * @c:		execution context
  * @events:	epoll events
  * @rx:		frames, set
+ * @first:	first slot to fill: 0 starts a batch
  * @max:	at most this many
  *
  * Every complete frame buffered is handed out before this returns fewer
- * than @max: the socket's readiness says nothing of our buffer.
+ * than @max: the socket's readiness says nothing of our buffer. What the
+ * guest's socket owes is written once a batch, as it starts.
  *
  * Return: frames, fewer than @max once nothing is left for this wake-up
  */
 static unsigned int stream_recv(struct ctx *c, uint32_t events,
-				struct link_rx *rx, unsigned int max)
+				struct link_rx *rx, unsigned int first,
+				unsigned int max)
 {
 	unsigned int n = 0;
 	ssize_t ret = 0;
 
-	if ((events & EPOLLOUT) && stream_owed_len && stream_owed_flush(c)) {
+	if (!first && (events & EPOLLOUT) && stream_owed_len &&
+	    stream_owed_flush(c)) {
 		stream_write_failed();
 		link_guest_gone();
 		return 0;
 	}
 	for (;;) {
-		int got = stream_frames(rx, n, max);
+		int got = stream_frames(rx, first, n, max);
 
 		if (got < 0) {
 			link_guest_gone();
@@ -335,7 +346,7 @@ static void stream_detach(struct ctx *c)
 		close(c->fd_tap);
 		c->fd_tap = -1;
 	}
-	stream_in_len = 0;
+	stream_in_off = stream_in_len = 0;
 	stream_owed_len = stream_owed_off = 0;
 
 	if (c->one_off || c->fd_tap_listen < 0) {
@@ -387,7 +398,7 @@ void stream_guest_attach(struct ctx *c, int fd)
 	/* Room for a burst of frames: what doesn't fit is dropped */
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	c->fd_tap = fd;
-	stream_in_len = 0;
+	stream_in_off = stream_in_len = 0;
 	epoll_ref_add(c, fd, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
 	info("guest connected");
 }

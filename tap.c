@@ -82,7 +82,8 @@ static bool tap_gso_in_ok(const struct ctx *c, const struct virtio_net_hdr *vh)
  * Return: frames read, fewer than @max once it has no more this wake-up
  */
 static unsigned int tap_recv(struct ctx *c, uint32_t events,
-			     struct link_rx *rx, unsigned int max)
+			     struct link_rx *rx, unsigned int first,
+			     unsigned int max)
 {
 	size_t hlen = c->tap_vnet_hdr ? sizeof(struct virtio_net_hdr) : 0;
 	struct virtio_net_hdr vh;
@@ -95,7 +96,7 @@ static unsigned int tap_recv(struct ctx *c, uint32_t events,
 		return 0;
 	}
 	while (n < max && tap_reads < LINK_READS_MAX) {
-		uint8_t *buf = link_rx_slot(n) + FRAME_PAD;
+		uint8_t *buf = link_rx_slot(first + n) + FRAME_PAD;
 		ssize_t len;
 
 		tap_reads++;

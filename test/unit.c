@@ -712,7 +712,7 @@ static void test_stream_batch(void)
 		if (write(sv[1], frame, sizeof(frame)) != sizeof(frame))
 			bad++;
 	}
-	n = link_recv(&c, EPOLLIN, rx, LINK_RX_MAX);
+	n = link_recv(&c, EPOLLIN, rx, 0, LINK_RX_MAX);
 	for (i = 0; i < (int)n; i++) {
 		if (rx[i].len != LEN || rx[i].data[0] != i + 1 ||
 		    rx[i].data[LEN - 1] != i + 1)
