@@ -145,11 +145,13 @@ rc=$?
 pid=$(cat "$WORK/nsq.pid" 2>/dev/null)
 [ $rc = 0 ] && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && wait_tcp "$NS_H" 18099 5
 ok $? "pasta --netns $NS_T goes to the background, port 18099 bound" ||
-	diag_file "$WORK/nsq.err"
+	{ diag "status $rc, PID '$pid', alive: $(kill -0 "$pid" 2>&1 && echo yes)," \
+	       "listening: $(in_h ss -Htln 'sport = :18099')"
+	  diag_file "$WORK/nsq.err"; }
 ip netns del "$NS_T"
 released() { [ -z "$(in_h ss -Htln 'sport = :18099')" ]; }
 _poll 2 released
 ok $? "port 18099 released within 2 s of the namespace's deletion"
-_poll 3 test ! -d "/proc/$pid/fd"
-ok $? "pasta exited" || kill "$pid" 2>/dev/null
+[ -n "$pid" ] && _poll 3 test ! -d "/proc/$pid/fd"
+ok $? "pasta exited" || { [ -n "$pid" ] && kill "$pid" 2>/dev/null; }
 done_testing
