@@ -587,6 +587,28 @@ static void tcp_send_dup_ack(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_rst_guest() - reset the guest's side, wherever its sequence is
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * The guest takes an RST only at the exact sequence it expects next (RFC
+ * 5961, 3.2), anywhere from its last ACK to our next byte: beyond that if
+ * it dropped segments (a full receive buffer). It answers an RST within its
+ * window with a challenge ACK, which our stateless RST answers exactly, but
+ * drops one past its window silently, and a closed window is all of that.
+ * So a second RST at its last ACK, when the two differ.
+ */
+static void tcp_rst_guest(struct ctx *c, struct tcp_conn *conn)
+{
+	tcp_send_ctl(c, conn, TH_RST | TH_ACK);
+	if (conn->phase != TCP_PHASE_ESTABLISHED ||
+	    conn->seq_ack_from_tap == conn->seq_to_tap)
+		return;
+	conn->seq_to_tap = conn->seq_ack_from_tap;
+	tcp_send_ctl(c, conn, TH_RST | TH_ACK);
+}
+
+/**
  * tcp_rst() - reset both sides of a connection and close it
  * @c:		execution context
  * @conn:	connection
@@ -603,7 +625,7 @@ static void tcp_rst(struct ctx *c, struct tcp_conn *conn)
 		debug("%s: reset", s);
 	}
 	if (conn->phase != TCP_PHASE_SYN_SENT)
-		tcp_send_ctl(c, conn, TH_RST | TH_ACK);
+		tcp_rst_guest(c, conn);
 	/* Closing with a zero linger time sends an RST to the host peer */
 	setsockopt(conn->sock, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
 	flow_close(tcp_idx(conn));

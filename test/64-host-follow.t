@@ -230,7 +230,8 @@ for fam in 4 6; do
 		ok $? "IPv$fam: the download from the old address ends with an error ($rc) within 5 s (${t} ms)"
 		diag "IPv$fam: $(tr '\n' ' ' <"$WORK/dl$fam.log")"
 	else
-		ok 1 "IPv$fam: the download from the old address is still running 5 s after it went"
+		ok 1 "IPv$fam: the download from the old address is still running 5 s after it went" ||
+			diag_file "$WORK/follow.err"
 	fi
 done
 
