@@ -7,18 +7,22 @@ HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
-SRCS = arp.c checksum.c conf.c dhcp.c dhcpv6.c dns.c flow.c follow.c fwd.c icmp.c inany.c input.c ip.c isolation.c \
+SRCS = arp.c checksum.c conf.c ctl.c dhcp.c dhcpv6.c dns.c flow.c follow.c fwd.c fwd_rule.c icmp.c inany.c input.c ip.c isolation.c \
        link.c log.c netlink.c ndp.c passt.c pasta.c pcap.c pkt.c resolv.c splice.c stream.c tap.c tcp.c udp.c util.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
 
-all: passt pasta
+all: passt pasta pesto
 
 passt: $(SRCS) $(HDRS)
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) $(HARDEN) -o $@ $(SRCS)
 
 pasta: passt
 	ln -sf passt pasta
+
+PESTO_SRCS = pesto.c fwd_rule.c inany.c
+pesto: $(PESTO_SRCS) $(HDRS)
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) $(HARDEN) -o $@ $(PESTO_SRCS)
 
 # The same daemon under ASan and UBSan, for make check's second pass; its
 # objects, compiled once, make the unit tests too
@@ -139,25 +143,29 @@ bench-quick: setup all test/delayline test/tcprr
 	test/bench-conn.sh --quick
 
 clean:
-	rm -rf passt pasta test/san test/seclog test/fuzz/obj $(TEST_BINS) \
+	rm -rf passt pasta pesto test/san test/seclog test/fuzz/obj $(TEST_BINS) \
 	       $(FUZZ_TARGETS)
 
 # Installation: DESTDIR stages the tree (packaging), PREFIX, BINDIR and
-# MANDIR place it. pasta is a symbolic link to passt, beside it
+# MANDIR place it. pasta is a symbolic link to passt, beside it; pesto,
+# the control socket's client, a program of its own
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-install: passt doc/passt.1 doc/pasta.1
+install: passt pesto doc/passt.1 doc/pasta.1 doc/pesto.1
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
-	install -m 644 doc/passt.1 doc/pasta.1 $(DESTDIR)$(MANDIR)/man1
+	install -m 755 pesto $(DESTDIR)$(BINDIR)/pesto
+	install -m 644 doc/passt.1 doc/pasta.1 doc/pesto.1 $(DESTDIR)$(MANDIR)/man1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/passt $(DESTDIR)$(BINDIR)/pasta \
-	      $(DESTDIR)$(MANDIR)/man1/passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
+	      $(DESTDIR)$(BINDIR)/pesto \
+	      $(DESTDIR)$(MANDIR)/man1/passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1 \
+	      $(DESTDIR)$(MANDIR)/man1/pesto.1
 
 .PHONY: all setup check seccomp-audit demo fuzz bench bench-quick load clean install \
 	uninstall

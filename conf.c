@@ -96,7 +96,7 @@ static const struct {
 	{ '6',			offsetof(struct ctx, net.ip4_off) },
 };
 
-#define OPTSTRING	"-fdqeP:p:a:n:g:m:t:u:T:U:I:s:F:1h46D:S:l:M:i:o:H:"
+#define OPTSTRING	"-fdqeP:p:a:n:g:m:t:u:T:U:I:s:F:1h46D:S:l:M:i:o:H:c:"
 
 static const struct option conf_opts[] = {
 	{ "foreground",	no_argument,		NULL, 'f' },
@@ -126,6 +126,7 @@ static const struct option conf_opts[] = {
 	{ "ns-ifname",	required_argument,	NULL, 'I' },
 	{ "ns-mac-addr", required_argument,	NULL, OPT_NS_MAC_ADDR },
 	{ "socket",	required_argument,	NULL, 's' },
+	{ "conf-path",	required_argument,	NULL, 'c' },
 	{ "fd",		required_argument,	NULL, 'F' },
 	{ "one-off",	no_argument,		NULL, '1' },
 	{ "config-net",	no_argument,		NULL, OPT_CONFIG_NET },
@@ -201,8 +202,11 @@ static void usage(const char *name, FILE *f, int status)
 		"                         PORT[:TO], FIRST-LAST[:TOFIRST-TOLAST] and\n"
 		"                         ~FIRST[-LAST] excludes; all (passt), none,\n"
 		"                         auto (pasta, its default: the ports the\n"
-		"                         namespace listens on, followed each second)\n"
+		"                         namespace listens on, followed each second);\n"
+		"                         a target address: PORTS:TADDR[/TOPORTS]\n"
 		"  -u, --udp-ports SPEC   same for UDP\n"
+		"  -c, --conf-path PATH   control socket: pesto(1) changes the\n"
+		"                         forwarding rules at run time\n"
 		"  -D, --dns ADDR         DNS server, IPv4 or IPv6, for DHCP, DHCPv6\n"
 		"                         and RAs (repeat; default: resolv.conf)\n"
 		"      --dns-forward ADDR DNS queries to ADDR go to the host's resolver\n"
@@ -296,30 +300,38 @@ static void conf_for_mode(const struct ctx *c, enum mode mode,
 		    mode == MODE_PASTA ? "pasta" : "passt");
 }
 
+/* Per side and protocol: an option was given, even "none" */
+static bool conf_fwd_given[FWD_PIFS][2];
+
 /**
- * conf_fwd() - add a -t, -u, -T or -U forwarding rule
+ * conf_fwd() - add the rules of a -t, -u, -T or -U option
  * @c:		execution context
  * @opt:	't', 'u', 'T' or 'U'
  * @spec:	the option's value
  */
 static void conf_fwd(struct ctx *c, int opt, const char *spec)
 {
-	struct fwd_table *t = opt == 't' ? c->fwd_tcp :
-			      opt == 'u' ? c->fwd_udp :
-			      opt == 'T' ? c->fwd_tcp_ns : c->fwd_udp_ns;
-	char name[] = "-? auto";
+	enum fwd_pif pif = opt == 't' || opt == 'u' ? FWD_IN : FWD_OUT;
+	uint8_t proto = opt == 't' || opt == 'T' ? IPPROTO_TCP : IPPROTO_UDP;
+	unsigned int opts = c->mode == MODE_PASST ? FWD_SPEC_ALL :
+						    FWD_SPEC_AUTO;
+	char name[] = "-?", err[FWD_ERR_LEN];
 
 	name[1] = (char)opt;
 	if (!strcmp(spec, "auto")) {
-		conf_for_mode(c, MODE_PASTA, name);
-		t->auto_scan = t->set = true;
-		return;
+		char what[] = "-? auto";
+
+		what[1] = (char)opt;
+		conf_for_mode(c, MODE_PASTA, what);
 	}
-	name[2] = 0;
-	if (t->in_ns)
+	if (pif == FWD_OUT) {
 		conf_for_mode(c, MODE_PASTA, name);
-	if (fwd_parse(t, spec, c->mode == MODE_PASST))
-		die("Invalid port specification for -%c: %s", opt, spec);
+		opts |= FWD_SPEC_LOOPBACK;
+	}
+	conf_fwd_given[pif][proto == IPPROTO_UDP] = true;
+	if (fwd_spec_parse(c->fwd[pif], proto, spec, opts, fwd_ephemeral(),
+			   err, sizeof(err)))
+		die("%s %s: %s", name, spec, err);
 }
 
 /**
@@ -999,6 +1011,9 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
 		conf_path("-s", arg, c->sock_path, sizeof(c->sock_path));
 		c->sock_path_given = true;
 		break;
+	case 'c':
+		conf_path("-c", arg, c->ctl_path, sizeof(c->ctl_path));
+		break;
 	case 'F':
 		if (conf_ulong(arg, 0, INT_MAX, &v))
 			die("Invalid file descriptor for -F: %s", arg);
@@ -1025,27 +1040,56 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
  *
  * passt forwards nothing by default; pasta follows the ports the other
  * side listens on ("auto"), both ways, unless an option of that direction
- * and protocol says otherwise, as upstream does.
+ * and protocol says otherwise, as upstream does. --no-tcp and --no-udp
+ * drop that protocol's rules.
  */
 static void conf_fwd_defaults(struct ctx *c)
 {
-	struct fwd_table *tcp[] = { c->fwd_tcp, c->fwd_tcp_ns };
-	struct fwd_table *udp[] = { c->fwd_udp, c->fwd_udp_ns };
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+	unsigned int pif, p, i, n;
+
+	for (pif = 0; pif < FWD_PIFS; pif++) {
+		struct fwd_rules *t = c->fwd[pif];
+
+		for (p = 0; p < ARRAY_SIZE(protos); p++) {
+			unsigned int opts = FWD_SPEC_AUTO |
+				(pif == FWD_OUT ? FWD_SPEC_LOOPBACK : 0);
+
+			if (c->mode == MODE_PASTA && !conf_fwd_given[pif][p])
+				fwd_spec_parse(t, protos[p], "auto", opts,
+					       fwd_ephemeral(), NULL, 0);
+		}
+		for (i = n = 0; i < t->n; i++) {
+			if ((c->no_tcp && t->rule[i].proto == IPPROTO_TCP) ||
+			    (c->no_udp && t->rule[i].proto == IPPROTO_UDP))
+				continue;
+			t->rule[n++] = t->rule[i];
+		}
+		t->n = n;
+	}
+}
+
+/**
+ * conf_fwd_family() - with -4 or -6, a rule without an address binds
+ *		       that family's
+ * @c:		execution context, options read
+ *
+ * As upstream does, and shows: rootlesskit's -4 means IPv4 alone.
+ */
+static void conf_fwd_family(struct ctx *c)
+{
+	struct fwd_rules *t = c->fwd[FWD_IN];
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(tcp); i++) {
-		if (c->mode == MODE_PASTA && !tcp[i]->set)
-			tcp[i]->auto_scan = true;
-		if (c->mode == MODE_PASTA && !udp[i]->set)
-			udp[i]->auto_scan = true;
-		if (c->no_tcp) {
-			tcp[i]->n = 0;
-			tcp[i]->auto_scan = false;
-		}
-		if (c->no_udp) {
-			udp[i]->n = 0;
-			udp[i]->auto_scan = false;
-		}
+	if (c->net.ip4_off == c->net.ip6_off)
+		return;
+	for (i = 0; i < t->n; i++) {
+		struct fwd_rule *r = &t->rule[i];
+
+		if (!(r->flags & FWD_RULE_DUAL))
+			continue;
+		r->flags &= ~FWD_RULE_DUAL;
+		inany_unspecified(&r->addr, c->net.ip4_off ? AF_INET6 : AF_INET);
 	}
 }
 
@@ -1178,6 +1222,7 @@ void conf(struct ctx *c, int argc, char **argv)
 
 	c->mtu = MTU_DEFAULT;
 	c->fd_given = -1;
+	memset(conf_fwd_given, 0, sizeof(conf_fwd_given));
 	/* As upstream: a namespace mostly shares the host's resolv.conf, or
 	 * has one its manager wrote, and a DHCP client there that is given
 	 * name servers wants to rewrite it. pasta hands them out with
@@ -1210,6 +1255,7 @@ void conf(struct ctx *c, int argc, char **argv)
 			die("Unexpected argument: %s", argv[optind]);
 		c->cmd = argv + optind;		/* after "--" */
 	}
+	conf_fwd_family(c);
 	conf_check(c);
 	conf_host_defaults(c);
 	conf_fwd_defaults(c);

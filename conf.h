@@ -5,8 +5,7 @@
 #include <stdint.h>
 
 #include "passt.h"
-
-#define VERSION		"0.1"
+#include "version.h"
 
 void conf(struct ctx *c, int argc, char **argv);
 void conf_print(const struct ctx *c);

@@ -1,39 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fwd.c - port forwarding: the -t/-u/-T/-U grammar, and the sockets
+/* fwd.c - port forwarding: the rules in force, and their sockets
  *
- * Theory of operation: each -t or -u option (and pasta's -T and -U, the
- * namespace's ports towards the host) is one rule,
+ * Theory of operation: rules (fwd_rule.c) come in two tables, upstream's
+ * "pifs": FWD_IN, host ports to the guest (-t, -u), and, for pasta,
+ * FWD_OUT, the namespace's ports to the host's loopback (-T, -U), whose
+ * sockets are opened inside the namespace. Each table starts as conf()
+ * made it, and a client of the control socket (ctl.c) may replace it
+ * whole at run time (fwd_update()).
  *
- *	[ADDR[%IFNAME]/]PORTS
+ * Each forwarded port has a socket of its own, registered with epoll under
+ * its index in a static listener table, which holds what the TCP and UDP
+ * handlers need: the target port and address. A rule without an address
+ * takes one dual-stack socket, or, inside the namespace, one per family
+ * on the loopback (twins). Applying a table (fwd_apply()) keeps the
+ * socket of every port whose rule still binds it the same way, changing
+ * its target in place, opens the new ones and closes the rest, so that
+ * an update leaves the other forwarded ports alone: their connections
+ * are never refused. A port that can't be bound fails the whole table,
+ * which is then rolled back (at start-up: fatal, after a second's
+ * retries, fwd_listen_port_retry()), except for the ports of a "best
+ * effort" rule ("all", "auto"), which are skipped.
  *
- * where PORTS is a comma-separated list of FIRST[-LAST][:TO[-TOLAST]]
- * ranges (a translated range has the length of its source) and
- * ~FIRST[-LAST] excludes; a list of excludes only means every port but
- * those, as does passt's "all" (which excludes may follow). ADDR, IPv4 or
- * IPv6, and IFNAME bind the rule's sockets to that address and device;
- * without ADDR a socket takes every address of both families (one
- * dual-stack socket, see ip_sock_bind()), or, for -T and -U, the
- * namespace's loopback (one socket per family, twins). "none" adds no
- * rule. Rules accumulate, in order.
- *
- * At start-up fwd_listen() opens one socket per rule and forwarded port, and
- * registers it with epoll under its index in a static listener table, which
- * holds the host port and the guest port: the TCP and UDP handlers need
- * nothing else. pasta's "auto" instead follows the ports the other side
+ * "auto" rules (FWD_RULE_SCAN) instead follow the ports the other side
  * listens on, asked every second through sock_diag (a netlink socket
- * opened inside the namespace for -t and -u, in the host for -T and -U,
- * whose sockets are then opened inside the namespace; its /proc/net files
- * where sock_diag can't answer), opening and closing listeners as
- * they come and go (fwd_auto_scan()); closed slots of the table are
- * reused. A port that can't be bound is fatal, naming the port and the
- * address, after a second's retries (fwd_listen_port_retry()), except for
- * the "every port" forms, which skip ports already taken, privileged ones
- * an ordinary user can't bind, and, like upstream, the ephemeral range.
- * Out of descriptors, accept() pauses every TCP listener for a while
- * (fwd_accept_error()) instead of failing again at once, for ever.
+ * opened inside the namespace for FWD_IN, in the host for FWD_OUT; its
+ * /proc/net files where sock_diag can't answer), opening and closing
+ * listeners as they come and go (fwd_auto_scan()). Out of descriptors,
+ * accept() pauses every TCP listener for a while (fwd_accept_error())
+ * instead of failing again at once, for ever.
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,226 +51,74 @@
 #include "passt.h"
 #include "pasta.h"
 
-#define FWD_SPEC_MAX		BUFSIZ
-#define FWD_EPHEMERAL_PATH	"/proc/sys/net/ipv4/ip_local_port_range"
-#define FWD_EPHEMERAL_FIRST	32768	/* the kernel's default range */
-#define FWD_EPHEMERAL_LAST	60999
 #define FWD_BIND_RETRY_MS	1000	/* see fwd_listen_port_retry() */
 #define FWD_BIND_RETRY_STEP_MS	20
 #define FWD_SCAN_BUF		(64 * 1024)
 #define FWD_TCP_LISTEN		0x0a	/* TCP_LISTEN, include/net/tcp_states.h */
 #define FWD_UDP_CLOSE		0x07	/* TCP_CLOSE: bound, not connected */
 #define FWD_ACCEPT_PAUSE_MS	1000	/* see fwd_accept_error() */
+#define FWD_PORTS		(UINT16_MAX + 1)
+#define FWD_PROTOS		2	/* TCP, UDP: see fwd_proto_idx() */
+
+/**
+ * struct fwd_side - the rules in force in one direction, and their state
+ * @rules:	rules
+ * @fixed:	per protocol, bitmap of the ports a rule forwards, not "auto"
+ * @scan_rule:	per protocol and port, index + 1 of the "auto" rule that
+ *		covers it, 0 for none
+ * @auto_idx:	per protocol and port, listener index + 1 "auto" opened, 0
+ *		for none
+ * @scan_nl:	per protocol, NETLINK_SOCK_DIAG socket of the other side, -1
+ *		if not open
+ * @scan_fd:	per protocol, its /proc/net files, IPv4 and IPv6, -1 if not
+ *		open
+ */
+struct fwd_side {
+	struct fwd_rules rules;
+	uint8_t fixed[FWD_PROTOS][FWD_PORTS / 8];
+	uint16_t scan_rule[FWD_PROTOS][FWD_PORTS];
+	uint32_t auto_idx[FWD_PROTOS][FWD_PORTS];
+	int scan_nl[FWD_PROTOS];
+	int scan_fd[FWD_PROTOS][2];
+};
+
+static struct fwd_side fwd_sides[FWD_PIFS];
+static const char *const fwd_pif_name[FWD_PIFS] = { "HOST", "SPLICE" };
 
 static struct fwd_listener fwd_listeners[FWD_LISTENERS_MAX];
 static unsigned int fwd_listeners_n;
 static uint32_t fwd_free[FWD_LISTENERS_MAX];	/* closed slots, for reuse */
 static unsigned int fwd_free_n;
+/* By side, protocol and port: index + 1 of the first listener, see @next */
+static uint32_t fwd_head[FWD_PIFS][FWD_PROTOS][FWD_PORTS];
 
 /* accept() ran out of descriptors: TCP listeners wait, see fwd_accept_error() */
 static bool fwd_accept_paused;
 static unsigned int fwd_paused_flows;	/* flows in use when paused */
 static int64_t fwd_paused_until;
 
-/**
- * fwd_port() - parse a whole port number, 1 to 65535
- * @s:		string
- * @port:	port, set on success
- *
- * Return: 0 on success, -1 otherwise
- */
-static int fwd_port(const char *s, uint16_t *port)
-{
-	unsigned long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || !v || v > UINT16_MAX)
-		return -1;
-	*port = v;
-	return 0;
-}
-
-/**
- * fwd_range_parse() - parse FIRST or FIRST-LAST
- * @s:		string, modified
- * @r:		range, @first and @last set on success
- *
- * Return: 0 on success, -1 on malformed input
- */
-static int fwd_range_parse(char *s, struct fwd_range *r)
-{
-	char *dash = strchr(s, '-');
-
-	if (dash)
-		*dash = 0;
-	if (fwd_port(s, &r->first))
-		return -1;
-	r->last = r->first;
-	if (dash && (fwd_port(dash + 1, &r->last) || r->last < r->first))
-		return -1;
-	return 0;
-}
-
-/**
- * fwd_item_parse() - add one item of a port list to a rule
- * @r:		rule
- * @item:	~FIRST[-LAST], or FIRST[-LAST][:TO[-TOLAST]]; modified
- *
- * Return: 0 on success, -1 on malformed input or too many items
- */
-static int fwd_item_parse(struct fwd_rule *r, char *item)
-{
-	struct fwd_range range, to;
-	char *colon;
-
-	if (*item == '~') {
-		if (r->n_excl == FWD_RANGES_MAX ||
-		    fwd_range_parse(item + 1, &range))
-			return -1;
-		r->excl[r->n_excl++] = range;
-		return 0;
-	}
-	colon = strchr(item, ':');
-	if (colon)
-		*colon = 0;
-	if (r->n_ranges == FWD_RANGES_MAX || fwd_range_parse(item, &range))
-		return -1;
-	range.to = range.first;
-	if (colon) {
-		if (fwd_range_parse(colon + 1, &to) ||
-		    to.last - to.first != range.last - range.first)
-			return -1;
-		range.to = to.first;
-	}
-	r->ranges[r->n_ranges++] = range;
-	return 0;
-}
-
-/**
- * fwd_bind_parse() - parse the ADDR[%IFNAME] before the slash
- * @r:		rule, @addr, @addr_set and @ifname set
- * @s:		string, modified
- *
- * Return: 0 on success, -1 on malformed input
- */
-static int fwd_bind_parse(struct fwd_rule *r, char *s)
-{
-	char *pct = strchr(s, '%');
-	struct in_addr a4;
-
-	if (pct) {
-		*pct = 0;
-		if (!pct[1] || strlen(pct + 1) >= IFNAMSIZ)
-			return -1;
-		strcpy(r->ifname, pct + 1);
-	}
-	if (!*s)
-		return pct ? 0 : -1;
-	if (inet_pton(AF_INET, s, &a4) == 1)
-		inany_from_v4(&r->addr, a4);
-	else if (inet_pton(AF_INET6, s, &r->addr.a6) != 1)
-		return -1;
-	r->addr_set = true;
-	return 0;
-}
-
-/**
- * fwd_parse() - add the rule of one -t or -u option
- * @t:		the protocol's rules
- * @spec:	the option's value
- * @passt:	passt mode: "all" is allowed
- *
- * Return: 0 on success, -1 on malformed input (nothing added)
- */
-int fwd_parse(struct fwd_table *t, const char *spec, bool passt)
-{
-	char buf[FWD_SPEC_MAX], *ports = buf, *slash, *item, *next;
-	struct fwd_rule *r = &t->rules[t->n];
-
-	t->set = true;
-	if (!strcmp(spec, "none"))
-		return 0;
-	if (t->n == FWD_RULES_MAX || !*spec || strlen(spec) >= sizeof(buf))
-		return -1;
-	strcpy(buf, spec);
-	memset(r, 0, sizeof(*r));
-
-	slash = strchr(buf, '/');
-	if (slash) {
-		*slash = 0;
-		ports = slash + 1;
-		if (fwd_bind_parse(r, buf))
-			return -1;
-	}
-	for (item = ports; item; item = next) {
-		next = strchr(item, ',');
-		if (next)
-			*next++ = 0;
-		if (passt && !strcmp(item, "all"))
-			r->all = true;
-		else if (fwd_item_parse(r, item))
-			return -1;
-	}
-	if (!r->all && !r->n_ranges && !r->n_excl)
-		return -1;
-	r->all = r->all || !r->n_ranges;
-	t->n++;
-	return 0;
-}
-
-/**
- * fwd_rule_to() - the guest port a rule forwards a host port to
- * @r:		rule
- * @port:	host port
- *
- * Return: guest port, or -1 if the rule doesn't forward @port
- */
-int fwd_rule_to(const struct fwd_rule *r, unsigned int port)
-{
-	unsigned int i;
-
-	for (i = 0; i < r->n_excl; i++) {
-		if (port >= r->excl[i].first && port <= r->excl[i].last)
-			return -1;
-	}
-	if (r->all)
-		return port;
-	for (i = 0; i < r->n_ranges; i++) {
-		const struct fwd_range *f = &r->ranges[i];
-
-		if (port >= f->first && port <= f->last)
-			return f->to + (port - f->first);
-	}
-	return -1;
-}
-
-static unsigned int fwd_ephemeral_first = FWD_EPHEMERAL_FIRST;
-static unsigned int fwd_ephemeral_last = FWD_EPHEMERAL_LAST;
+static struct fwd_ephemeral fwd_eph = { FWD_EPHEMERAL_FIRST,
+					FWD_EPHEMERAL_LAST };
 
 /**
  * fwd_ephemeral_init() - read the host's ephemeral port range, at start-up
  *
- * Once, before the sandbox hides /proc: where ip_local_port_range can't
- * be read or makes no sense, the kernel's default stays.
+ * Once, before the options ("all" and "auto" leave the range out) and the
+ * sandbox.
  */
 void fwd_ephemeral_init(void)
 {
-	unsigned int first, last;
-	FILE *f;
+	fwd_ephemeral_read(&fwd_eph);
+}
 
-	f = fopen(FWD_EPHEMERAL_PATH, "re");
-	if (!f)
-		return;
-	if (fscanf(f, "%u %u", &first, &last) == 2 && first &&
-	    last >= first) {
-		fwd_ephemeral_first = first;
-		fwd_ephemeral_last = last;
-	}
-	fclose(f);
+/**
+ * fwd_ephemeral() - the host's ephemeral port range
+ *
+ * Return: the range
+ */
+const struct fwd_ephemeral *fwd_ephemeral(void)
+{
+	return &fwd_eph;
 }
 
 /**
@@ -283,32 +129,59 @@ void fwd_ephemeral_init(void)
  */
 static bool fwd_is_ephemeral(unsigned int port)
 {
-	return port >= fwd_ephemeral_first && port <= fwd_ephemeral_last;
+	return port >= fwd_eph.first && port <= fwd_eph.last;
+}
+
+/**
+ * fwd_proto_idx() - index of a protocol in the per-protocol arrays
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ *
+ * Return: 0 for TCP, 1 for UDP
+ */
+static int fwd_proto_idx(uint8_t proto)
+{
+	return proto == IPPROTO_UDP;
+}
+
+/**
+ * fwd_ev_type() - the epoll type of a side's listeners of a protocol
+ * @pif:	side
+ * @p:		protocol index
+ *
+ * Return: enum epoll_type
+ */
+static enum epoll_type fwd_ev_type(enum fwd_pif pif, int p)
+{
+	static const enum epoll_type types[FWD_PIFS][FWD_PROTOS] = {
+		{ EPOLL_TYPE_TCP_LISTEN, EPOLL_TYPE_UDP_LISTEN },
+		{ EPOLL_TYPE_SPLICE_LISTEN, EPOLL_TYPE_UDP_NS_LISTEN },
+	};
+
+	return types[pif][p];
 }
 
 /**
  * fwd_listen_one() - open and register one socket of a forwarded port
  * @c:		execution context
  * @addr:	address to bind to, NULL for every address
- * @ifname:	device to bind to, empty for none
- * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @r:		its rule: device, target and flags
  * @ev_type:	enum epoll_type of the listener
- * @port:	host port
- * @to:		guest port
+ * @port:	port
  *
  * Return: listener index, or -errno if the port can't be bound
  */
 static int fwd_listen_one(struct ctx *c, const union inany_addr *addr,
-			  const char *ifname, int type,
-			  enum epoll_type ev_type, uint16_t port, uint16_t to)
+			  const struct fwd_rule *r, enum epoll_type ev_type,
+			  uint16_t port)
 {
 	uint32_t idx = fwd_free_n ? fwd_free[fwd_free_n - 1] : fwd_listeners_n;
+	int type = r->proto == IPPROTO_UDP ? SOCK_DGRAM : SOCK_STREAM;
 	struct fwd_listener *l = &fwd_listeners[idx];
 	int s;
 
 	if (idx == FWD_LISTENERS_MAX)
 		return -EMFILE;
-	s = ip_sock_bind(c, type, addr, ifname, port);
+	s = ip_sock_bind(c, type, addr, r->ifname, port);
 	if (s >= 0 && type == SOCK_STREAM && listen(s, SOMAXCONN)) {
 		int ret = -errno;
 
@@ -317,8 +190,13 @@ static int fwd_listen_one(struct ctx *c, const union inany_addr *addr,
 	}
 	if (s < 0)
 		return s;
-	*l = (struct fwd_listener){ .fd = s, .port = port, .to = to,
-				    .ev_type = ev_type };
+	*l = (struct fwd_listener){ .fd = s, .port = port,
+				    .to = fwd_rule_to(r, port),
+				    .taddr = r->taddr, .addr = r->addr,
+				    .ev_type = ev_type,
+				    .flags = r->flags & (FWD_RULE_DUAL |
+							 FWD_RULE_SCAN) };
+	memcpy(l->ifname, r->ifname, IFNAMSIZ);
 	epoll_ref_add(c, s, ev_type, idx, EPOLLIN);
 	if (fwd_free_n && idx == fwd_free[fwd_free_n - 1])
 		fwd_free_n--;
@@ -349,14 +227,43 @@ static void fwd_listener_close(struct ctx *c, uint32_t idx)
 }
 
 /**
+ * fwd_chain_add() - put a listener first among those of its port
+ * @pif:	side
+ * @p:		protocol index
+ * @idx:	listener index
+ */
+static void fwd_chain_add(enum fwd_pif pif, int p, uint32_t idx)
+{
+	struct fwd_listener *l = &fwd_listeners[idx];
+
+	l->next = fwd_head[pif][p][l->port];
+	fwd_head[pif][p][l->port] = idx + 1;
+}
+
+/**
+ * fwd_chain_close() - close a listener and take it off its port's list
+ * @c:		execution context
+ * @pif:	side
+ * @p:		protocol index
+ * @idx:	listener index
+ */
+static void fwd_chain_close(struct ctx *c, enum fwd_pif pif, int p,
+			    uint32_t idx)
+{
+	uint32_t *link = &fwd_head[pif][p][fwd_listeners[idx].port];
+
+	while (*link != idx + 1)
+		link = &fwd_listeners[*link - 1].next;
+	*link = fwd_listeners[idx].next;
+	fwd_listener_close(c, idx);
+}
+
+/**
  * fwd_listen_port() - open and register the sockets of one forwarded port
  * @c:		execution context
- * @t:		the rule's table
+ * @pif:	side
  * @r:		rule
- * @type:	SOCK_STREAM or SOCK_DGRAM
- * @ev_type:	enum epoll_type of the listener
- * @port:	host port
- * @to:		guest port
+ * @port:	port
  *
  * Inside the namespace, a rule without an address listens on its loopback,
  * as upstream's -T and -U do: one socket per family, the second the first's
@@ -365,26 +272,30 @@ static void fwd_listener_close(struct ctx *c, uint32_t idx)
  * Return: listener index (of the first socket), or -errno if the port
  *	   can't be bound
  */
-static int fwd_listen_port(struct ctx *c, const struct fwd_table *t,
-			   const struct fwd_rule *r, int type,
-			   enum epoll_type ev_type, uint16_t port, uint16_t to)
+static int fwd_listen_port(struct ctx *c, enum fwd_pif pif,
+			   const struct fwd_rule *r, uint16_t port)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
-	int first = -EADDRNOTAVAIL;
+	int p = fwd_proto_idx(r->proto), first = -EADDRNOTAVAIL;
+	enum epoll_type ev_type = fwd_ev_type(pif, p);
+	bool dual = r->flags & FWD_RULE_DUAL;
 	union inany_addr lo;
 	unsigned int i;
 
-	if (!t->in_ns || r->addr_set)
-		return fwd_listen_one(c, r->addr_set ? &r->addr : NULL,
-				      r->ifname, type, ev_type, port, to);
+	if (pif != FWD_OUT || !dual) {
+		first = fwd_listen_one(c, dual ? NULL : &r->addr, r, ev_type,
+				       port);
+		if (first >= 0)
+			fwd_chain_add(pif, p, first);
+		return first;
+	}
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
 		int ret;
 
 		if (!ip_family_on(families[i]))
 			continue;
 		inany_loopback(&lo, families[i]);
-		ret = fwd_listen_one(c, &lo, r->ifname, type, ev_type, port,
-				     to);
+		ret = fwd_listen_one(c, &lo, r, ev_type, port);
 		if (ret == -EADDRNOTAVAIL || ret == -EAFNOSUPPORT)
 			continue;
 		if (ret < 0) {
@@ -392,108 +303,405 @@ static int fwd_listen_port(struct ctx *c, const struct fwd_table *t,
 				fwd_listener_close(c, first);
 			return ret;
 		}
-		if (first >= 0)
+		if (first >= 0) {
 			fwd_listeners[first].twin = ret + 1;
-		else
-			first = ret;
+			continue;
+		}
+		first = ret;
 	}
+	if (first >= 0)
+		fwd_chain_add(pif, p, first);
 	return first;
+}
+/**
+ * fwd_listener_binds() - does a listener bind a port as a rule would?
+ * @l:		listener
+ * @r:		rule
+ *
+ * Return: true if its address, device and family choice are the rule's
+ */
+static bool fwd_listener_binds(const struct fwd_listener *l,
+			       const struct fwd_rule *r)
+{
+	return !(l->flags & FWD_RULE_SCAN) &&
+	       (l->flags & FWD_RULE_DUAL) == (r->flags & FWD_RULE_DUAL) &&
+	       inany_equals(&l->addr, &r->addr) &&
+	       !strncmp(l->ifname, r->ifname, IFNAMSIZ);
 }
 
 /**
- * fwd_listen_port_retry() - fwd_listen_port(), waiting a little for a port
- *			     that a pasta on its way out still holds
- * @c:		execution context
- * @t:		the rule's table
+ * fwd_find() - the listener that binds a port as a rule would
+ * @pif:	side
  * @r:		rule
- * @type:	SOCK_STREAM or SOCK_DGRAM
- * @ev_type:	enum epoll_type of the listener
- * @port:	host port
- * @to:		guest port
+ * @port:	port
+ *
+ * Return: listener index, -1 if none
+ */
+static int fwd_find(enum fwd_pif pif, const struct fwd_rule *r,
+		    uint16_t port)
+{
+	uint32_t i = fwd_head[pif][fwd_proto_idx(r->proto)][port];
+
+	for (; i; i = fwd_listeners[i - 1].next) {
+		if (fwd_listener_binds(&fwd_listeners[i - 1], r))
+			return i - 1;
+	}
+	return -1;
+}
+
+/**
+ * fwd_close_port() - close the stale listeners of a port, maybe the "auto"
+ *		      ones too
+ * @c:		execution context
+ * @pif:	side
+ * @p:		protocol index
+ * @port:	port
+ * @scan:	close those "auto" opened, too
+ *
+ * Return: true if one was closed
+ */
+static bool fwd_close_port(struct ctx *c, enum fwd_pif pif, int p,
+			   uint16_t port, bool scan)
+{
+	uint32_t i = fwd_head[pif][p][port];
+	bool closed = false;
+
+	while (i) {
+		const struct fwd_listener *l = &fwd_listeners[i - 1];
+		uint32_t next = l->next;
+
+		if (l->stale || (scan && (l->flags & FWD_RULE_SCAN))) {
+			if (l->flags & FWD_RULE_SCAN)
+				fwd_sides[pif].auto_idx[p][port] = 0;
+			fwd_chain_close(c, pif, p, i - 1);
+			closed = true;
+		}
+		i = next;
+	}
+	return closed;
+}
+
+/**
+ * fwd_listen_port_retry() - fwd_listen_port(), at start-up waiting a little
+ *			     for a port that a pasta on its way out holds
+ * @c:		execution context
+ * @pif:	side
+ * @r:		rule
+ * @port:	port
+ * @startup:	we're starting: wait for the port
  *
  * "podman restart" starts the new pasta as soon as it deletes the old
  * namespace, and the old pasta, which then exits, may still hold the port
  * for some milliseconds. A port named explicitly is tried again for up to
- * FWD_BIND_RETRY_MS; one of the "every port" forms is skipped at once.
+ * FWD_BIND_RETRY_MS; one of a best-effort rule is skipped at once, and
+ * nothing waits at run time.
  *
  * Return: listener index, or -errno if the port can't be bound
  */
-static int fwd_listen_port_retry(struct ctx *c, const struct fwd_table *t,
-				 const struct fwd_rule *r, int type,
-				 enum epoll_type ev_type, uint16_t port,
-				 uint16_t to)
+static int fwd_listen_port_retry(struct ctx *c, enum fwd_pif pif,
+				 const struct fwd_rule *r, uint16_t port,
+				 bool startup)
 {
 	int64_t until = now_ms() + FWD_BIND_RETRY_MS;
+	int p = fwd_proto_idx(r->proto);
 	int ret;
 
-	while ((ret = fwd_listen_port(c, t, r, type, ev_type, port, to)) ==
-	       -EADDRINUSE &&
-	       !r->all && now_ms() < until)
+	while ((ret = fwd_listen_port(c, pif, r, port)) == -EADDRINUSE) {
+		/* Bound another way before (every address, then one): the
+		 * old socket goes only now, so that a rollback finds most
+		 * old sockets still there
+		 */
+		if (fwd_close_port(c, pif, p, port, true))
+			continue;
+		if (!startup || (r->flags & FWD_RULE_WEAK) ||
+		    now_ms() >= until)
+			break;
 		usleep(FWD_BIND_RETRY_STEP_MS * 1000);
+	}
 	return ret;
 }
 
 /**
- * fwd_listen() - open the sockets of every rule of a protocol
+ * fwd_apply_rule() - make the sockets of one rule's ports be there
  * @c:		execution context
- * @t:		rules
- * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
- * @ev_type:	enum epoll_type of the listeners
+ * @pif:	side
+ * @r:		rule, not "auto"
+ * @startup:	we're starting: wait for ports a pasta on its way out holds
+ * @err:	error message, written on failure
+ * @err_len:	its size
+ *
+ * Return: 0 on success, -1 if a port can't be bound
  */
-void fwd_listen(struct ctx *c, const struct fwd_table *t, int type,
-		enum epoll_type ev_type)
+static int fwd_apply_rule(struct ctx *c, enum fwd_pif pif,
+			  const struct fwd_rule *r, bool startup, char *err,
+			  size_t err_len)
 {
-	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
+	unsigned int port;
+
+	for (port = r->first; port <= r->last; port++) {
+		char rs[FWD_RULE_STRLEN];
+		int idx = fwd_find(pif, r, port);
+
+		if (idx >= 0) {
+			struct fwd_listener *l = &fwd_listeners[idx];
+
+			l->stale = false;
+			l->to = fwd_rule_to(r, port);
+			l->taddr = r->taddr;
+			if (l->twin) {
+				fwd_listeners[l->twin - 1].to = l->to;
+				fwd_listeners[l->twin - 1].taddr = l->taddr;
+			}
+			continue;
+		}
+		idx = fwd_listen_port_retry(c, pif, r, port, startup);
+		/* Best effort: ports taken, privileged, or beyond our limit
+		 * of descriptors are skipped
+		 */
+		if (idx >= 0 || (r->flags & FWD_RULE_WEAK))
+			continue;
+		snprintf(err, err_len, "Can't forward port %u of %s: %s", port,
+			 fwd_rule_fmt(r, rs, sizeof(rs)), strerror(-idx));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * fwd_apply() - make a side's sockets those of a table of rules
+ * @c:		execution context
+ * @pif:	side
+ * @t:		rules
+ * @startup:	we're starting: wait for ports a pasta on its way out holds
+ * @err:	error message, written on failure
+ * @err_len:	its size
+ *
+ * Return: 0 on success, -1 on failure: sockets of both tables may be
+ *	   open, and applying the old table again makes it whole
+ */
+static int fwd_apply(struct ctx *c, enum fwd_pif pif,
+		     const struct fwd_rules *t, bool startup, char *err,
+		     size_t err_len)
+{
+	unsigned int i, p, port;
+
+	for (i = 0; i < fwd_listeners_n; i++) {
+		struct fwd_listener *l = &fwd_listeners[i];
+
+		l->stale = l->fd >= 0 && !(l->flags & FWD_RULE_SCAN) &&
+			   (l->ev_type == fwd_ev_type(pif, 0) ||
+			    l->ev_type == fwd_ev_type(pif, 1));
+	}
+	for (i = 0; i < t->n; i++) {
+		if (!(t->rule[i].flags & FWD_RULE_SCAN) &&
+		    fwd_apply_rule(c, pif, &t->rule[i], startup, err, err_len))
+			return -1;
+	}
+	for (p = 0; p < FWD_PROTOS; p++) {
+		for (port = 1; port < FWD_PORTS; port++) {
+			if (fwd_head[pif][p][port])
+				fwd_close_port(c, pif, p, port, false);
+		}
+	}
+	return 0;
+}
+/**
+ * fwd_index() - what the ports of a side's rules are, for "auto"
+ * @pif:	side
+ */
+static void fwd_index(enum fwd_pif pif)
+{
+	struct fwd_side *s = &fwd_sides[pif];
 	unsigned int i, port;
 
-	for (i = 0; i < t->n; i++) {
-		const struct fwd_rule *r = &t->rules[i];
-		char a[INANY_STRLEN] = "*";
+	memset(s->fixed, 0, sizeof(s->fixed));
+	memset(s->scan_rule, 0, sizeof(s->scan_rule));
+	for (i = 0; i < s->rules.n; i++) {
+		const struct fwd_rule *r = &s->rules.rule[i];
+		int p = fwd_proto_idx(r->proto);
 
-		if (r->addr_set)
-			inany_ntop(&r->addr, a, sizeof(a));
-		for (port = 1; port <= UINT16_MAX; port++) {
-			int to = fwd_rule_to(r, port), ret;
-
-			if (to < 0 || (r->all && fwd_is_ephemeral(port)))
-				continue;
-			ret = fwd_listen_port_retry(c, t, r, type, ev_type,
-						    port, to);
-			/* "every port": not those taken, or privileged */
-			if ((ret == -EADDRINUSE || ret == -EACCES) && r->all)
-				continue;
-			if (ret < 0)
-				die("%s: can't forward port %u on %s%s%s: %s",
-				    proto, port, a, r->ifname[0] ? "%" : "",
-				    r->ifname, strerror(-ret));
+		for (port = r->first; port <= r->last; port++) {
+			if (!(r->flags & FWD_RULE_SCAN))
+				s->fixed[p][port / 8] |= 1 << (port % 8);
+			else if (!s->scan_rule[p][port])
+				s->scan_rule[p][port] = i + 1;
 		}
 	}
 }
 
 /**
- * fwd_listen_ns_run() - open the -T and -U listeners, inside the namespace
- * @arg:	execution context
- *
- * Return: 0 (a port that can't be bound ends the child with die())
+ * fwd_log_changes() - log the rules a table gained and lost, once each
+ * @pif:	side
+ * @old:	rules before
+ * @new:	rules now
  */
-static int fwd_listen_ns_run(void *arg)
+static void fwd_log_changes(enum fwd_pif pif, const struct fwd_rules *old,
+			    const struct fwd_rules *new)
 {
-	struct ctx *c = arg;
+	const struct fwd_rules *t[] = { old, new, old };
+	static const char *const what[] = { "removed", "added" };
+	char rs[FWD_RULE_STRLEN];
+	unsigned int k, i, j;
 
-	fwd_listen(c, c->fwd_tcp_ns, SOCK_STREAM, EPOLL_TYPE_SPLICE_LISTEN);
-	fwd_listen(c, c->fwd_udp_ns, SOCK_DGRAM, EPOLL_TYPE_UDP_NS_LISTEN);
+	for (k = 0; k < ARRAY_SIZE(what); k++) {
+		for (i = 0; i < t[k]->n; i++) {
+			const struct fwd_rule *r = &t[k]->rule[i];
+
+			for (j = 0; j < t[k + 1]->n; j++) {
+				if (fwd_rule_equal(r, &t[k + 1]->rule[j]))
+					break;
+			}
+			if (j == t[k + 1]->n)
+				info("Forwarding rule %s (%s): %s", what[k],
+				     fwd_pif_name[pif],
+				     fwd_rule_fmt(r, rs, sizeof(rs)));
+		}
+	}
+}
+
+/**
+ * struct fwd_apply_arg - fwd_apply() arguments, for fwd_apply_run()
+ * @c:		execution context
+ * @pif:	side
+ * @t:		rules
+ * @startup:	we're starting
+ * @err:	error message, written on failure
+ * @err_len:	its size
+ */
+struct fwd_apply_arg {
+	struct ctx *c;
+	enum fwd_pif pif;
+	const struct fwd_rules *t;
+	bool startup;
+	char *err;
+	size_t err_len;
+};
+
+/**
+ * fwd_apply_run() - fwd_apply(), where the side's sockets belong
+ * @arg:	struct fwd_apply_arg
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int fwd_apply_run(void *arg)
+{
+	const struct fwd_apply_arg *a = arg;
+
+	return fwd_apply(a->c, a->pif, a->t, a->startup, a->err, a->err_len);
+}
+
+/**
+ * fwd_apply_side() - fwd_apply(), inside the namespace for FWD_OUT
+ * @a:		arguments
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int fwd_apply_side(struct fwd_apply_arg *a)
+{
+	int ret;
+
+	if (a->pif != FWD_OUT)
+		return fwd_apply_run(a);
+	snprintf(a->err, a->err_len, "Can't enter the namespace");
+	ret = pasta_ns_run(a->c, fwd_apply_run, a);
+	return ret ? -1 : 0;
+}
+
+/**
+ * fwd_no_targets() - refuse rules with a target address, for now
+ * @t:		rules
+ * @err:	error message, written on failure
+ * @err_len:	its size
+ *
+ * The data path doesn't reach a target address yet: a rule naming one
+ * would forward to the guest's own address instead.
+ *
+ * Return: 0 if no rule has one, -1 if one has
+ */
+static int fwd_no_targets(const struct fwd_rules *t, char *err,
+			  size_t err_len)
+{
+	char rs[FWD_RULE_STRLEN];
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (!inany_is_set(&t->rule[i].taddr))
+			continue;
+		snprintf(err, err_len, "Forwarding to a target address is not "
+			 "supported yet: %s",
+			 fwd_rule_fmt(&t->rule[i], rs, sizeof(rs)));
+		return -1;
+	}
 	return 0;
 }
 
 /**
- * fwd_listen_ns() - pasta: open the namespace side's listeners, -T and -U
- * @c:		execution context, its namespace already set up
+ * fwd_listen() - open the sockets of a side's rules, at start-up
+ * @c:		execution context
+ * @pif:	side
+ *
+ * A port that can't be bound is fatal, naming the port and its rule.
  */
-void fwd_listen_ns(struct ctx *c)
+void fwd_listen(struct ctx *c, enum fwd_pif pif)
 {
-	if ((c->fwd_tcp_ns->n || c->fwd_udp_ns->n) &&
-	    pasta_ns_run(c, fwd_listen_ns_run, c))
-		die("Can't listen on -T or -U ports in the namespace");
+	struct fwd_side *s = &fwd_sides[pif];
+	char err[FWD_ERR_LEN];
+	struct fwd_apply_arg a = { c, pif, c->fwd[pif], true, err,
+				   sizeof(err) };
+
+	if (fwd_no_targets(c->fwd[pif], err, sizeof(err)))
+		die("%s", err);
+	s->rules = *c->fwd[pif];
+	fwd_index(pif);
+	if (s->rules.n && fwd_apply_side(&a))
+		die("%s", err);
+}
+
+/**
+ * fwd_update() - replace a side's rules, at run time
+ * @c:		execution context
+ * @pif:	side
+ * @new:	new rules
+ * @err:	error message, written on failure
+ * @err_len:	its size
+ *
+ * Return: 0 on success, -1 if the rules conflict or a port can't be bound:
+ *	   the old rules stay in force
+ */
+int fwd_update(struct ctx *c, enum fwd_pif pif, const struct fwd_rules *new,
+	       char *err, size_t err_len)
+{
+	struct fwd_side *s = &fwd_sides[pif];
+	struct fwd_apply_arg a = { c, pif, new, false, err, err_len };
+	char ignored[FWD_ERR_LEN];
+
+	if (fwd_rules_check(new, err, err_len) ||
+	    fwd_no_targets(new, err, err_len))
+		return -1;
+	if (fwd_apply_side(&a)) {
+		a.t = &s->rules;
+		a.err = ignored;
+		a.err_len = sizeof(ignored);
+		if (fwd_apply_side(&a))
+			warn("Rolling back %s forwarding rules: %s",
+			     fwd_pif_name[pif], ignored);
+		return -1;
+	}
+	fwd_log_changes(pif, &s->rules, new);
+	s->rules = *new;
+	fwd_index(pif);
+	return 0;
+}
+
+/**
+ * fwd_rules_now() - the rules in force on a side
+ * @pif:	side
+ *
+ * Return: the rules
+ */
+const struct fwd_rules *fwd_rules_now(enum fwd_pif pif)
+{
+	return &fwd_sides[pif].rules;
 }
 
 /**
@@ -507,7 +715,6 @@ const struct fwd_listener *fwd_listener_at(uint32_t idx)
 	assert(idx < fwd_listeners_n);
 	return &fwd_listeners[idx];
 }
-
 /**
  * fwd_accept_events() - set the epoll events of every TCP listener
  * @c:		execution context
@@ -683,8 +890,9 @@ static int fwd_scan_diag_family(int nl, uint8_t family, bool tcp,
 
 /**
  * fwd_scan() - mark the ports sockets listen on, on the other side
- * @t:		table, with "auto"
- * @tcp:	TCP listeners, or else bound, unconnected UDP sockets
+ * @s:		side, with "auto" rules
+ * @p:		protocol index: TCP listeners, or else bound, unconnected UDP
+ *		sockets
  * @map:	bitmap of ports, bits set
  *
  * sock_diag dumps listening sockets alone, from the kernel's table of
@@ -694,55 +902,101 @@ static int fwd_scan_diag_family(int nl, uint8_t family, bool tcp,
  * kernel that can't dump the protocol (no tcp_diag or udp_diag): we switch
  * for good, logging it once. The IPv6 dump may fail where IPv6 is off.
  */
-static void fwd_scan(struct fwd_table *t, bool tcp, uint8_t *map)
+static void fwd_scan(struct fwd_side *s, int p, uint8_t *map)
 {
+	bool tcp = !p;
 	unsigned int i;
 
-	if (t->scan_nl >= 0) {
-		if (!fwd_scan_diag_family(t->scan_nl, AF_INET, tcp, map)) {
-			fwd_scan_diag_family(t->scan_nl, AF_INET6, tcp, map);
+	if (s->scan_nl[p] >= 0) {
+		if (!fwd_scan_diag_family(s->scan_nl[p], AF_INET, tcp, map)) {
+			fwd_scan_diag_family(s->scan_nl[p], AF_INET6, tcp, map);
 			return;
 		}
 		info("No socket diagnostics for %s: reading /proc/net instead",
 		     tcp ? "TCP" : "UDP");
-		close(t->scan_nl);
-		t->scan_nl = -1;
+		close(s->scan_nl[p]);
+		s->scan_nl[p] = -1;
 	}
-	for (i = 0; i < ARRAY_SIZE(t->scan_fd); i++)
-		fwd_scan_file(t->scan_fd[i], tcp, map);
+	for (i = 0; i < ARRAY_SIZE(s->scan_fd[p]); i++)
+		fwd_scan_file(s->scan_fd[p][i], tcp, map);
 }
 
 /**
- * fwd_rules_cover() - does a rule of a table name a port?
- * @t:		table
- * @port:	port on the table's listening side
+ * fwd_scan_open() - open what "auto" reads a side's other side from
+ * @pif:	side whose rules follow the ports: called where they are
+ *		scanned (the namespace for FWD_IN, the host for FWD_OUT)
  *
- * Return: true if one does
+ * A sock_diag netlink socket and the /proc/net files (where sock_diag
+ * can't dump the protocol, see fwd_scan()): opened on the side scanned,
+ * they keep showing its sockets, and we read them from ours, every second
+ * (fwd_auto_scan()). Always, for both protocols: a client of the control
+ * socket may add "auto" rules at any time.
+ *
+ * Return: 0 on success, -errno on failure
  */
-static bool fwd_rules_cover(const struct fwd_table *t, unsigned int port)
+static int fwd_scan_open(enum fwd_pif pif)
 {
-	unsigned int i;
+	static const char *const fmt[] = { "/proc/self/net/%s",
+					    "/proc/self/net/%s6" };
+	static const char *const proto[] = { "tcp", "udp" };
+	struct fwd_side *s = &fwd_sides[pif];
+	unsigned int p, i;
+	char path[32];
 
-	for (i = 0; i < t->n; i++) {
-		if (fwd_rule_to(&t->rules[i], port) >= 0)
-			return true;
+	for (p = 0; p < FWD_PROTOS; p++) {
+		s->scan_nl[p] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				       NETLINK_SOCK_DIAG);
+		for (i = 0; i < ARRAY_SIZE(s->scan_fd[p]); i++) {
+			snprintf(path, sizeof(path), fmt[i], proto[p]);
+			s->scan_fd[p][i] = open(path, O_RDONLY | O_CLOEXEC);
+			if (s->scan_fd[p][i] < 0 && !i)	/* IPv6 may be off */
+				return -errno;
+		}
 	}
-	return false;
+	return 0;
+}
+
+/**
+ * fwd_scan_open_in() - fwd_scan_open() for FWD_IN, inside the namespace
+ * @arg:	unused
+ *
+ * Return: fwd_scan_open()'s
+ */
+static int fwd_scan_open_in(void *arg)
+{
+	(void)arg;
+	return fwd_scan_open(FWD_IN);
+}
+
+/**
+ * fwd_scan_init() - pasta: open what "auto" reads both sides' ports from
+ * @c:		execution context, the namespace set up
+ */
+void fwd_scan_init(const struct ctx *c)
+{
+	int ret;
+
+	if (c->mode != MODE_PASTA)
+		return;
+	ret = pasta_ns_run(c, fwd_scan_open_in, NULL);
+	if (!ret)
+		ret = fwd_scan_open(FWD_OUT);
+	if (ret)
+		die("Can't open /proc/net files for \"auto\": %s",
+		    strerror(-ret));
 }
 
 /**
  * struct fwd_auto_arg - the listeners "auto" opens, for fwd_auto_bind()
  * @c:		execution context
- * @t:		table
- * @type:	SOCK_STREAM or SOCK_DGRAM
- * @ev_type:	enum epoll_type of the listeners
+ * @pif:	side
+ * @p:		protocol index
  * @add:	bitmap of the ports to open
  */
 struct fwd_auto_arg {
 	struct ctx *c;
-	struct fwd_table *t;
-	int type;
-	enum epoll_type ev_type;
+	enum fwd_pif pif;
+	int p;
 	const uint8_t *add;
 };
 
@@ -750,7 +1004,7 @@ struct fwd_auto_arg {
  * fwd_auto_bind() - open the listeners "auto" found missing
  * @arg:	struct fwd_auto_arg
  *
- * Runs inside the namespace (pasta_ns_run()) for -T and -U. A port that
+ * Runs inside the namespace (pasta_ns_run()) for FWD_OUT. A port that
  * can't be bound (the other side's own services) is tried again at the
  * next scan.
  *
@@ -758,96 +1012,132 @@ struct fwd_auto_arg {
  */
 static int fwd_auto_bind(void *arg)
 {
-	static const struct fwd_rule any;
 	const struct fwd_auto_arg *a = arg;
+	struct fwd_side *s = &fwd_sides[a->pif];
 	unsigned int port;
 
-	for (port = 1; port <= UINT16_MAX; port++) {
+	for (port = 1; port < FWD_PORTS; port++) {
+		const struct fwd_rule *r;
 		int idx;
 
 		if (!(a->add[port / 8] & (1 << (port % 8))))
 			continue;
-		idx = fwd_listen_port(a->c, a->t, &any, a->type, a->ev_type,
-				      port, port);
+		r = &s->rules.rule[s->scan_rule[a->p][port] - 1];
+		idx = fwd_listen_port(a->c, a->pif, r, port);
 		if (idx >= 0)
-			a->t->auto_idx[port] = idx + 1;
+			s->auto_idx[a->p][port] = idx + 1;
 	}
 	return 0;
 }
 
 /**
- * fwd_auto_table() - follow the other side's listening ports, one table
- * @c:		execution context
- * @t:		the table, with "auto"
- * @rev:	the table of the opposite direction, same protocol
- * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
- * @ev_type:	enum epoll_type of the table's listeners
+ * fwd_auto_wants() - should "auto" forward a port the other side listens on?
+ * @pif:	side
+ * @p:		protocol index
+ * @port:	port
  *
- * A port the other side listens on is forwarded to the same port, unless
- * a rule given explicitly covers it, it is in the ephemeral range (a
- * client's unconnected UDP socket is no service), or it is one the
- * opposite direction listens on: that is our own socket, seen from the
- * other side. One it no longer listens on is released.
+ * Only if an "auto" rule covers it and no other rule does, it is not in
+ * the ephemeral range (a client's unconnected UDP socket is no service),
+ * and the opposite direction doesn't forward it: that is our own socket,
+ * seen from the other side.
+ *
+ * Return: true if so
  */
-static void fwd_auto_table(struct ctx *c, struct fwd_table *t,
-			   const struct fwd_table *rev, int type,
-			   enum epoll_type ev_type)
+static bool fwd_auto_wants(enum fwd_pif pif, int p, unsigned int port)
 {
-	static uint8_t map[(UINT16_MAX + 1) / 8];
-	struct fwd_auto_arg arg = { c, t, type, ev_type, map };
+	const struct fwd_side *s = &fwd_sides[pif];
+	const struct fwd_side *rev = &fwd_sides[!pif];
+
+	return s->scan_rule[p][port] && !fwd_is_ephemeral(port) &&
+	       !(s->fixed[p][port / 8] & (1 << (port % 8))) &&
+	       !(rev->fixed[p][port / 8] & (1 << (port % 8))) &&
+	       !rev->auto_idx[p][port];
+}
+
+/**
+ * fwd_auto_side() - follow the other side's listening ports, one protocol
+ * @c:		execution context
+ * @pif:	side
+ * @p:		protocol index
+ */
+static void fwd_auto_side(struct ctx *c, enum fwd_pif pif, int p)
+{
+	static uint8_t map[FWD_PORTS / 8];
+	struct fwd_auto_arg arg = { c, pif, p, map };
+	struct fwd_side *s = &fwd_sides[pif];
 	bool add = false;
 	unsigned int port;
 
 	memset(map, 0, sizeof(map));
-	fwd_scan(t, type == SOCK_STREAM, map);
+	fwd_scan(s, p, map);
 
-	for (port = 1; port <= UINT16_MAX; port++) {
+	for (port = 1; port < FWD_PORTS; port++) {
 		bool want = map[port / 8] & (1 << (port % 8));
-		uint32_t idx = t->auto_idx[port];
+		uint32_t idx = s->auto_idx[p][port];
 
-		want = want && !fwd_is_ephemeral(port) &&
-		       !fwd_rules_cover(t, port) &&
-		       !fwd_rules_cover(rev, port) && !rev->auto_idx[port];
+		want = want && fwd_auto_wants(pif, p, port);
 		if (want && !idx) {
 			add = true;
 			continue;
 		}
 		map[port / 8] &= ~(1 << (port % 8));
 		if (!want && idx) {
-			fwd_listener_close(c, idx - 1);
-			t->auto_idx[port] = 0;
+			fwd_chain_close(c, pif, p, idx - 1);
+			s->auto_idx[p][port] = 0;
 		}
 	}
 	if (!add)
 		return;
-	if (t->in_ns)
+	if (pif == FWD_OUT)
 		pasta_ns_run(c, fwd_auto_bind, &arg);
 	else
 		fwd_auto_bind(&arg);
 }
 
 /**
+ * fwd_has_scan() - does a side have an "auto" rule of a protocol?
+ * @pif:	side
+ * @p:		protocol index
+ *
+ * Return: true if it does
+ */
+static bool fwd_has_scan(enum fwd_pif pif, int p)
+{
+	const struct fwd_rules *t = &fwd_sides[pif].rules;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if ((t->rule[i].flags & FWD_RULE_SCAN) &&
+		    fwd_proto_idx(t->rule[i].proto) == p)
+			return true;
+	}
+	return false;
+}
+
+/**
  * fwd_auto_scan() - pasta's "auto": look at the other side's ports each
  *		     second
  * @c:		execution context
+ *
+ * A side whose "auto" rules went has its "auto" listeners closed by the
+ * last scan that finds no rule covering them.
  */
 void fwd_auto_scan(struct ctx *c)
 {
+	static bool had[FWD_PIFS][FWD_PROTOS];
 	static int64_t next;
+	unsigned int pif, p;
 
-	if (c->now < next)
+	if (c->now < next || c->mode != MODE_PASTA)
 		return;
 	next = c->now + MS_PER_S;
-	if (c->fwd_tcp->auto_scan)
-		fwd_auto_table(c, c->fwd_tcp, c->fwd_tcp_ns, SOCK_STREAM,
-			       EPOLL_TYPE_TCP_LISTEN);
-	if (c->fwd_udp->auto_scan)
-		fwd_auto_table(c, c->fwd_udp, c->fwd_udp_ns, SOCK_DGRAM,
-			       EPOLL_TYPE_UDP_LISTEN);
-	if (c->fwd_tcp_ns->auto_scan)
-		fwd_auto_table(c, c->fwd_tcp_ns, c->fwd_tcp, SOCK_STREAM,
-			       EPOLL_TYPE_SPLICE_LISTEN);
-	if (c->fwd_udp_ns->auto_scan)
-		fwd_auto_table(c, c->fwd_udp_ns, c->fwd_udp, SOCK_DGRAM,
-			       EPOLL_TYPE_UDP_NS_LISTEN);
+	for (pif = 0; pif < FWD_PIFS; pif++) {
+		for (p = 0; p < FWD_PROTOS; p++) {
+			bool has = fwd_has_scan(pif, p);
+
+			if (has || had[pif][p])
+				fwd_auto_side(c, pif, p);
+			had[pif][p] = has;
+		}
+	}
 }

@@ -40,6 +40,7 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <pwd.h>
 #include <sched.h>
 #include <string.h>
@@ -160,6 +161,29 @@ static void isolate_user(const struct ctx *c)
 }
 
 /**
+ * isolate_map_self() - in a new user namespace, be who we were
+ * @path:	"/proc/self/uid_map" or "/proc/self/gid_map"
+ * @id:		our user or group ID before
+ *
+ * Only our own ID is mapped: a peer's credentials (SO_PEERCRED, the
+ * control socket) still tell our user from any other, which all show as
+ * the overflow ID. Best effort: unmapped, all of them would.
+ */
+static void isolate_map_self(const char *path, unsigned int id)
+{
+	char map[32];
+	int fd, n;
+
+	n = snprintf(map, sizeof(map), "%u %u 1", id, id);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, map, n) != n)
+		debug("Can't write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/**
  * isolate_unshare() - new mount, IPC and UTS namespaces
  * @c:		execution context
  *
@@ -168,6 +192,9 @@ static void isolate_user(const struct ctx *c)
 static int isolate_unshare(const struct ctx *c)
 {
 	const int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int fd;
 
 	if (!unshare(flags))
 		return 0;
@@ -176,6 +203,14 @@ static int isolate_unshare(const struct ctx *c)
 	 */
 	if (errno != EPERM || c->mode != MODE_PASST || unshare(CLONE_NEWUSER))
 		return -1;
+	isolate_map_self("/proc/self/uid_map", uid);
+	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "deny", 4) != 4)
+			debug("Can't deny setgroups: %s", strerror(errno));
+		close(fd);
+	}
+	isolate_map_self("/proc/self/gid_map", gid);
 	return unshare(flags);
 }
 

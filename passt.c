@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "ctl.h"
 #include "flow.h"
 #include "follow.h"
 #include "fwd.h"
@@ -50,7 +51,7 @@ static const uint8_t mac_ours[ETH_ADDR_LEN] = {
 	0x02, 0x70, 0x61, 0x73, 0x74, 0x61
 };
 
-static struct fwd_table fwd_tcp, fwd_udp, fwd_tcp_ns, fwd_udp_ns;
+static struct fwd_rules fwd_start[FWD_PIFS];
 
 /**
  * stats_dump() - log counters of frames, drops and flows (SIGUSR1)
@@ -250,6 +251,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_NL_HOST:
 		follow_handler(c);
 		break;
+	case EPOLL_TYPE_CTL_LISTEN:
+		ctl_listen_handler(c);
+		break;
+	case EPOLL_TYPE_CTL:
+		ctl_handler(c, ev->events);
+		break;
 	default:
 		assert(0);
 	}
@@ -299,6 +306,7 @@ static void main_loop(struct ctx *c)
 		pasta_netns_poll(c);
 		resolv_timer(c);
 		fwd_auto_scan(c);
+		ctl_timer(c);
 		stats_periodic(c);
 		guest_lost(c);
 		flow_defer_free(c);
@@ -316,11 +324,9 @@ static void ctx_defaults(struct ctx *c, char *argv0)
 	c->mode = strcmp(basename(argv0), "pasta") ? MODE_PASST : MODE_PASTA;
 	c->fd_tap = c->fd_tap_listen = c->fd_netns = c->fd_nsquit = -1;
 	c->fd_netns_dir = c->fd_sock_dir = -1;
-	c->fwd_tcp = &fwd_tcp;
-	c->fwd_udp = &fwd_udp;
-	c->fwd_tcp_ns = &fwd_tcp_ns;
-	c->fwd_udp_ns = &fwd_udp_ns;
-	fwd_tcp_ns.in_ns = fwd_udp_ns.in_ns = true;
+	c->fwd[FWD_IN] = &fwd_start[FWD_IN];
+	c->fwd[FWD_OUT] = &fwd_start[FWD_OUT];
+	fwd_ephemeral_init();	/* "all" and "auto" leave the range out */
 	memcpy(c->mac_ours, mac_ours, ETH_ADDR_LEN);
 }
 
@@ -330,7 +336,6 @@ static void ctx_defaults(struct ctx *c, char *argv0)
  */
 static void process_init(struct ctx *c)
 {
-	fwd_ephemeral_init();
 	nofile_raise();
 	log_setup(c->debug, c->quiet);
 	if (c->log_file[0])
@@ -357,7 +362,8 @@ static void net_init(struct ctx *c)
 {
 	if (c->mode == MODE_PASTA) {
 		pasta_start(c);
-		fwd_listen_ns(c);
+		fwd_scan_init(c);
+		fwd_listen(c, FWD_OUT);
 		pasta_start_follow(c);
 		epoll_ref_add(c, c->fd_tap, EPOLL_TYPE_TAP, 0,
 			      EPOLLIN | EPOLLRDHUP);
@@ -366,10 +372,12 @@ static void net_init(struct ctx *c)
 		stream_init(c);
 		link_init(c, &stream_link);
 	}
-	tcp_init(c);
+	tcp_init();
 	splice_init();
-	udp_init(c);
+	udp_init();
 	icmp_init();
+	fwd_listen(c, FWD_IN);
+	ctl_init(c);
 	c->now = now_ms();
 	fwd_auto_scan(c);	/* "auto" ports are there when the command runs */
 }
@@ -407,6 +415,7 @@ int main(int argc, char **argv)
 
 	if (c.fd_sock_dir >= 0)
 		unlinkat(c.fd_sock_dir, c.sock_name, 0);
+	ctl_unlink();
 
 	if (c.cmd_exited)
 		return c.cmd_status;

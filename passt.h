@@ -12,7 +12,7 @@
 #include "inany.h"
 #include "util.h"
 
-struct fwd_table;
+struct fwd_rules;
 
 #define ETH_ADDR_LEN		6
 #define MTU_DEFAULT		65520
@@ -46,6 +46,8 @@ enum epoll_type {
 	EPOLL_TYPE_UDP_NS_LISTEN,	/* -U socket, in the namespace */
 	EPOLL_TYPE_RESOLV,	/* inotify: resolv.conf may have changed */
 	EPOLL_TYPE_NL_HOST,	/* rtnetlink: host addresses or routes */
+	EPOLL_TYPE_CTL_LISTEN,	/* -c: the control socket */
+	EPOLL_TYPE_CTL,		/* a client of it */
 	EPOLL_TYPE_MAX,
 };
 
@@ -191,6 +193,7 @@ struct ctx {
 	char pidfile[PATH_MAX];
 	char pcap[PATH_MAX];
 	char sock_path[PATH_MAX];
+	char ctl_path[PATH_MAX];	/* -c: control socket, empty for none */
 	bool sock_path_given;
 	int fd_sock_dir;		/* its directory, O_PATH, for unlinkat() */
 	const char *sock_name;		/* its name there */
@@ -215,10 +218,10 @@ struct ctx {
 	int fd_netns_dir;		/* --netns file's directory, O_PATH */
 	const char *netns_name;		/* its name there */
 
-	struct fwd_table *fwd_tcp;	/* -t rules */
-	struct fwd_table *fwd_udp;	/* -u rules */
-	struct fwd_table *fwd_tcp_ns;	/* -T rules: namespace to host */
-	struct fwd_table *fwd_udp_ns;	/* -U rules: namespace to host */
+	/* Forwarding rules at start-up, by enum fwd_pif: -t and -u, then
+	 * pasta's -T and -U (namespace to host); fwd.c has those in force
+	 */
+	struct fwd_rules *fwd[2];
 
 	int64_t now;			/* ms, monotonic, set each loop */
 	bool quit;

@@ -41,7 +41,6 @@
 #include <unistd.h>
 
 #include "follow.h"
-#include "fwd.h"
 #include "ip.h"
 #include "link.h"
 #include "log.h"
@@ -122,39 +121,6 @@ static int pasta_tap_mac_set(const struct ctx *c, int fd, struct ifreq *ifr)
 }
 
 /**
- * pasta_scan_open() - open what "auto" reads the listening ports from
- * @t:		a protocol's forwarding rules
- * @proto:	"tcp" or "udp"
- *
- * A sock_diag netlink socket and the /proc/net files (where sock_diag
- * can't dump the protocol, see fwd_scan()): opened on the side scanned,
- * they keep showing its sockets, and we read them from ours, every second
- * (fwd_auto_scan()).
- *
- * Return: 0 on success or without "auto", -errno on failure
- */
-static int pasta_scan_open(struct fwd_table *t, const char *proto)
-{
-	static const char *const fmt[] = { "/proc/self/net/%s",
-					    "/proc/self/net/%s6" };
-	char path[32];
-	unsigned int i;
-
-	t->scan_nl = -1;
-	if (!t->auto_scan)
-		return 0;
-	t->scan_nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
-			    NETLINK_SOCK_DIAG);
-	for (i = 0; i < ARRAY_SIZE(t->scan_fd); i++) {
-		snprintf(path, sizeof(path), fmt[i], proto);
-		t->scan_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
-		if (t->scan_fd[i] < 0 && !i)	/* IPv6 may be off */
-			return -errno;
-	}
-	return 0;
-}
-
-/**
  * pasta_tap_offload() - what the namespace may leave to us: checksums, TSO
  * @c:		execution context
  * @fd:		tap device
@@ -204,10 +170,7 @@ static int pasta_open_in_ns(void *arg)
 	pasta_tap_offload(c, fd);
 
 	pasta_nl_ns = nl_open();
-	if (pasta_nl_ns < 0)
-		return pasta_nl_ns;
-	return pasta_scan_open(c->fwd_tcp, "tcp") ?:
-	       pasta_scan_open(c->fwd_udp, "udp");
+	return pasta_nl_ns < 0 ? pasta_nl_ns : 0;
 }
 
 static void pasta_write_file(const char *path, const char *s)
@@ -494,19 +457,11 @@ void pasta_start(struct ctx *c)
  * pasta_start_follow() - open what pasta follows the host and namespace by
  * @c:		execution context
  *
- * The host's listening ports, for -T/-U auto, and the namespace's netlink
- * socket, kept only if the namespace's addresses follow the host's.
+ * The namespace's netlink socket, kept only if the namespace's addresses
+ * follow the host's.
  */
 void pasta_start_follow(struct ctx *c)
 {
-	int ret;
-
-	/* -T/-U auto follow the host's ports: these files are ours */
-	ret = pasta_scan_open(c->fwd_tcp_ns, "tcp") ?:
-	      pasta_scan_open(c->fwd_udp_ns, "udp");
-	if (ret)
-		die("Can't open the host's /proc/net files: %s",
-		    strerror(-ret));
 	if (c->no_follow_host || !c->config_net) {
 		close(pasta_nl_ns);
 		pasta_nl_ns = -1;

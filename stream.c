@@ -411,37 +411,24 @@ void stream_guest_attach(struct ctx *c, int fd)
  */
 static int stream_sock_bind(struct ctx *c)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int i, fd;
 
 	for (i = 1; i <= STREAM_PATH_MAX_N; i++) {
 		if (!c->sock_path_given)
 			snprintf(c->sock_path, sizeof(c->sock_path),
 				 STREAM_PATH_FMT, i);
-		if (strlen(c->sock_path) >= sizeof(sa.sun_path))
-			die("Socket path too long for -s: %s", c->sock_path);
-		strcpy(sa.sun_path, c->sock_path);
-
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			die("UNIX socket: %s", strerror(errno));
-		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		/* A stale one is taken over; one we can't remove (another
+		 * user's, say a root passt that continued as nobody) is
+		 * skipped
+		 */
+		fd = unix_sock_bind(c->sock_path);
+		if (fd >= 0)
 			return fd;
-		if (errno == EADDRINUSE &&
-		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-		    errno == ECONNREFUSED && !unlink(sa.sun_path)) {
-			/* Stale, nobody listens there any more: take it. One
-			 * we can't remove (another user's, say a root passt
-			 * that continued as nobody) is skipped instead.
-			 */
-			close(fd);
-			i--;
-			continue;
-		}
-		close(fd);
-		if (c->sock_path_given)
+		if (fd == -ENAMETOOLONG)
+			die("Socket path too long for -s: %s", c->sock_path);
+		if (c->sock_path_given || fd != -EADDRINUSE)
 			die("Can't bind -s %s: %s", c->sock_path,
-			    strerror(errno));
+			    strerror(-fd));
 	}
 	die("No free socket path among " STREAM_PATH_FMT " ... %d: use -s",
 	    1, STREAM_PATH_MAX_N);

@@ -2133,14 +2133,12 @@ static void tcp_host_settings(void)
 }
 
 /**
- * tcp_init() - register with the flow table, probe the kernel, read the host's settings, listen on
- *		forwarded ports
- * @c:		execution context
+ * tcp_init() - register with the flow table, probe the kernel, read the
+ *		host's settings
  */
-void tcp_init(struct ctx *c)
+void tcp_init(void)
 {
 	flow_type_register(FLOW_TCP, &tcp_flow_ops);
 	tcp_peek_off_probe();
 	tcp_host_settings();
-	fwd_listen(c, c->fwd_tcp, SOCK_STREAM, EPOLL_TYPE_TCP_LISTEN);
 }

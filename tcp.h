@@ -8,7 +8,7 @@
 #include "passt.h"
 #include "pkt.h"
 
-void tcp_init(struct ctx *c);
+void tcp_init(void);
 void tcp_tap_input(struct ctx *c, const struct l3_info *l3,
 		   struct pkt_view l4);
 void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);

@@ -522,11 +522,9 @@ void udp_stats(void)
 }
 
 /**
- * udp_init() - register UDP flows with the table, bind forwarded ports
- * @c:		execution context
+ * udp_init() - register UDP flows with the table
  */
-void udp_init(struct ctx *c)
+void udp_init(void)
 {
 	flow_type_register(FLOW_UDP, &udp_flow_ops);
-	fwd_listen(c, c->fwd_udp, SOCK_DGRAM, EPOLL_TYPE_UDP_LISTEN);
 }

@@ -13,7 +13,7 @@
  */
 #define UDP_IDLE_TIMEOUT_MS	(180 * MS_PER_S)
 
-void udp_init(struct ctx *c);
+void udp_init(void);
 void udp_stats(void);
 void udp_tap_input(struct ctx *c, const struct l3_info *l3, uint16_t sport,
 		   uint16_t dport, struct pkt_view data);

@@ -6,6 +6,8 @@
 #include <limits.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +54,42 @@ int path_dir_open(const char *path, const char **name)
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/**
+ * unix_sock_bind() - a UNIX stream socket bound to a path, taking over a
+ *		      stale one
+ * @path:	path
+ *
+ * A socket file nobody listens on any more (left by a process that was
+ * killed) is removed and bound afresh. One we can't remove, another user's
+ * say, stays in use.
+ *
+ * Return: socket, or -errno: -ENAMETOOLONG, -EADDRINUSE, or bind()'s
+ */
+int unix_sock_bind(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fd;
+	ret = -errno;
+	if (ret == -EADDRINUSE &&
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    errno == ECONNREFUSED && !unlink(path)) {
+		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			return fd;
+		ret = -errno;
+	}
+	close(fd);
+	return ret;
 }
 
 /**

@@ -35,6 +35,7 @@ static inline int64_t now_ms(void)
 
 int fd_set_nonblock(int fd);
 int path_dir_open(const char *path, const char **name);
+int unix_sock_bind(const char *path);
 int write_all(int fd, const void *buf, size_t len);
 uint64_t random_u64(void);
 

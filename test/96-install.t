@@ -1,21 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# make install and the manual page: `make install DESTDIR=$tmp PREFIX=/usr`
-# puts passt, the pasta link beside it and both pages where they belong, and
-# make uninstall takes them away again; the pages render without a warning
-# (man -l, else groff, else mandoc -T lint); every option --help lists, long
-# and short, in either mode, has an entry in doc/passt.1, so that the page
-# can't fall behind the code. Needs no root and no namespace.
+# make install and the manual pages: `make install DESTDIR=$tmp PREFIX=/usr`
+# puts passt, the pasta link beside it, pesto and the three pages where they
+# belong, and make uninstall takes them away again; the pages render without
+# a warning (man -l, else groff, else mandoc -T lint); every option --help
+# lists, long and short, in either mode, has an entry in doc/passt.1, and
+# every option of pesto --help one in doc/pesto.1, so that the pages can't
+# fall behind the code. Needs no root and no namespace.
 
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 23
 
-tmp=$(mktemp -d /tmp/pastatest-install.XXXXXX) || { not_run 17 "mktemp"; done_testing; }
+tmp=$(mktemp -d /tmp/pastatest-install.XXXXXX) || { not_run 23 "mktemp"; done_testing; }
 trap 'rm -rf "$tmp"' EXIT
 bindir=$tmp/usr/bin
 mandir=$tmp/usr/share/man
 page=$TOPDIR/doc/passt.1
+pesto_page=$TOPDIR/doc/pesto.1
 
 # Our make, without what a calling make or the environment would pass down
 submake() {
@@ -40,9 +42,21 @@ ok $? "usr/share/man/man1/passt.1 and pasta.1 installed"
 
 is "$(cat "$mandir/man1/pasta.1")" ".so man1/passt.1" "pasta.1 is passt.1's page"
 
+[ -f "$bindir/pesto" ] && [ ! -L "$bindir/pesto" ] &&
+	[ "$(stat -c %a "$bindir/pesto")" = 755 ] &&
+	cmp -s "$bindir/pesto" "$TOPDIR/pesto"
+ok $? "usr/bin/pesto: the executable we built, mode 755"
+
+is "$("$bindir/pesto" --version 2>&1)" "pesto $("$bindir/passt" --version 2>&1 | cut -d' ' -f2)" \
+	"the installed pesto runs (--version)"
+
+cmp -s "$mandir/man1/pesto.1" "$pesto_page"
+ok $? "usr/share/man/man1/pesto.1 installed"
+
 # The default prefix, as make would act (dry run)
 submake -n install DESTDIR="$tmp/default" >"$tmp/default.log" 2>&1 &&
 	grep -q "$tmp/default/usr/local/bin/passt" "$tmp/default.log" &&
+	grep -q "$tmp/default/usr/local/bin/pesto" "$tmp/default.log" &&
 	grep -q "$tmp/default/usr/local/share/man/man1" "$tmp/default.log"
 ok $? "PREFIX defaults to /usr/local" || diag_file "$tmp/default.log"
 
@@ -67,7 +81,7 @@ else
 fi
 
 if [ -z "$renderer" ]; then
-	not_run 4 "render the pages (no man, groff nor mandoc: test/setup.sh installs man-db)"
+	not_run 6 "render the pages (no man, groff nor mandoc: test/setup.sh installs man-db)"
 else
 	(cd "$mandir" && render man1/passt.1) >"$tmp/passt.txt" 2>"$tmp/passt.err"
 	[ ! -s "$tmp/passt.err" ] && grep -q "pasta" "$tmp/passt.txt"
@@ -86,6 +100,17 @@ else
 		grep -qx "$s" "$tmp/passt.txt" || missing="$missing '$s'"
 	done
 	is "$missing" "" "the page has its sections"
+
+	(cd "$mandir" && render man1/pesto.1) >"$tmp/pesto.txt" 2>"$tmp/pesto.err"
+	[ ! -s "$tmp/pesto.err" ] && grep -q "pesto" "$tmp/pesto.txt"
+	ok $? "$renderer: pesto.1 renders without warnings" || diag_file "$tmp/pesto.err"
+
+	missing=
+	for s in NAME SYNOPSIS DESCRIPTION OPTIONS SPEC "EXIT STATUS" EXAMPLES \
+		 NOTES "SEE ALSO"; do
+		grep -qx "$s" "$tmp/pesto.txt" || missing="$missing '$s'"
+	done
+	is "$missing" "" "pesto.1 has its sections"
 fi
 
 # The option entries of the page: the line after each .TP, with escapes
@@ -114,6 +139,21 @@ check_opts() {
 }
 check_opts pasta
 check_opts passt
+
+# The same for pesto and its page (a dozen options, not forty)
+sed -e '/^\.\\"/d' "$pesto_page" |
+	awk 'tp { print; tp = 0 } /^\.TP/ { tp = 1 }' |
+	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\[&%c]//g' >"$tmp/pesto.entries"
+"$bindir/pesto" --help >"$tmp/pesto.help" 2>&1
+miss=
+for o in $(grep -oE -- '--[a-z0-9][a-z0-9-]*' "$tmp/pesto.help" | sort -u) \
+	 $(grep -oE -- '(^|[ ,])-[A-Za-z0-9]\b' "$tmp/pesto.help" | tr -d ' ,' | sort -u); do
+	grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$tmp/pesto.entries" ||
+		miss="$miss $o"
+done
+[ "$(grep -c -- '--' "$tmp/pesto.help")" -ge 10 ] && [ -z "$miss" ]
+ok $? "every option of pesto --help has an entry in doc/pesto.1" ||
+	diag "missing:$miss" "$(cat "$tmp/pesto.help")"
 
 submake uninstall DESTDIR="$tmp" PREFIX=/usr >"$tmp/uninstall.log" 2>&1 &&
 	[ -z "$(find "$tmp/usr" -type f -o -type l)" ]

@@ -38,7 +38,6 @@
 #include "unit_lib.h"
 
 static struct ctx c;
-static struct fwd_table fwd_tcp, fwd_udp;
 
 static void test_checksum(void)
 {
@@ -738,8 +737,6 @@ int main(void)
 	c.mode = MODE_PASTA;
 	c.fd_tap = -1;
 	c.mtu = 65520;
-	c.fwd_tcp = &fwd_tcp;
-	c.fwd_udp = &fwd_udp;
 	c.epollfd = epoll_create1(0);
 	inet_pton(AF_INET, "203.0.113.1", &c.net.addr4);
 	inet_pton(AF_INET, "203.0.113.2", &c.net.gw4);
@@ -749,8 +746,8 @@ int main(void)
 	c.now = now_ms();
 	flow_init();
 	/* Flow types and the tap's receive slots: no ports to listen on */
-	tcp_init(&c);
-	udp_init(&c);
+	tcp_init();
+	udp_init();
 	icmp_init();
 	splice_init();
 

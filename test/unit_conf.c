@@ -49,7 +49,7 @@
  */
 struct result {
 	struct ctx c;
-	struct fwd_table tcp, udp, tcp_ns, udp_ns;
+	struct fwd_rules in, out;
 	struct dns_offer offer;
 	long cmd_idx;
 	bool argv_kept;
@@ -134,7 +134,7 @@ static void send_all(int fd, const void *buf, size_t len)
 static void __attribute__((noreturn)) child(enum mode mode, int fd_res,
 					     int fd_out, int fd_err)
 {
-	static struct fwd_table tcp, udp, tcp_ns, udp_ns;
+	static struct fwd_rules in, out;
 	static struct result res;
 	static struct ctx c;
 	char *saved[ARGS_MAX + 1];
@@ -146,21 +146,13 @@ static void __attribute__((noreturn)) child(enum mode mode, int fd_res,
 	alarm(20);
 
 	memset(&c, 0, sizeof(c));
-	memset(&tcp, 0, sizeof(tcp));
-	memset(&udp, 0, sizeof(udp));
-	memset(&tcp_ns, 0, sizeof(tcp_ns));
-	memset(&udp_ns, 0, sizeof(udp_ns));
+	memset(&in, 0, sizeof(in));
+	memset(&out, 0, sizeof(out));
 	c.mode = mode;
 	c.epollfd = c.fd_tap = c.fd_tap_listen = c.fd_signal = -1;
 	c.fd_netns = c.fd_nsquit = -1;
-	tcp.scan_fd[0] = tcp.scan_fd[1] = udp.scan_fd[0] = udp.scan_fd[1] = -1;
-	tcp_ns.scan_fd[0] = tcp_ns.scan_fd[1] = -1;
-	udp_ns.scan_fd[0] = udp_ns.scan_fd[1] = -1;
-	tcp_ns.in_ns = udp_ns.in_ns = true;
-	c.fwd_tcp = &tcp;
-	c.fwd_udp = &udp;
-	c.fwd_tcp_ns = &tcp_ns;
-	c.fwd_udp_ns = &udp_ns;
+	c.fwd[FWD_IN] = &in;
+	c.fwd[FWD_OUT] = &out;
 
 	memcpy(saved, R.argv, sizeof(saved));
 	optind = 0;		/* full reset of glibc's getopt */
@@ -168,10 +160,8 @@ static void __attribute__((noreturn)) child(enum mode mode, int fd_res,
 
 	memset(&res, 0, sizeof(res));
 	memcpy(&res.c, &c, sizeof(c));
-	memcpy(&res.tcp, &tcp, sizeof(tcp));
-	memcpy(&res.udp, &udp, sizeof(udp));
-	memcpy(&res.tcp_ns, &tcp_ns, sizeof(tcp_ns));
-	memcpy(&res.udp_ns, &udp_ns, sizeof(udp_ns));
+	memcpy(&res.in, &in, sizeof(in));
+	memcpy(&res.out, &out, sizeof(out));
 	res.offer = *resolv_offer();
 	res.cmd_idx = c.cmd ? c.cmd - R.argv : -1;
 	res.argv_kept = !memcmp(saved, R.argv, sizeof(saved));
@@ -435,10 +425,8 @@ static void mac_note(void)
 static bool same_as(const struct result *base)
 {
 	return !memcmp(&R.r.c, &base->c, sizeof(base->c)) &&
-	       !memcmp(&R.r.tcp, &base->tcp, sizeof(base->tcp)) &&
-	       !memcmp(&R.r.udp, &base->udp, sizeof(base->udp)) &&
-	       !memcmp(&R.r.tcp_ns, &base->tcp_ns, sizeof(base->tcp_ns)) &&
-	       !memcmp(&R.r.udp_ns, &base->udp_ns, sizeof(base->udp_ns));
+	       !memcmp(&R.r.in, &base->in, sizeof(base->in)) &&
+	       !memcmp(&R.r.out, &base->out, sizeof(base->out));
 }
 
 /**
@@ -460,19 +448,77 @@ static bool only_flag(const struct result *base, size_t off)
 }
 
 /**
- * one_rule() - a forwarding table holds rule @i for exactly @port
+ * nth_rule() - the @i-th rule of a protocol in a table, not "auto"
  * @t:		table
- * @i:		rule index
- * @port:	host port, forwarded to the same guest port
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @i:		index among those
  *
- * Return: true if rule @i forwards @port, and not @port - 1 or @port + 1
+ * Return: the rule, NULL if there are fewer
  */
-static bool one_rule(const struct fwd_table *t, unsigned int i,
-		     unsigned int port)
+static const struct fwd_rule *nth_rule(const struct fwd_rules *t,
+				       uint8_t proto, unsigned int i)
 {
-	const struct fwd_rule *r = &t->rules[i];
+	unsigned int k;
 
-	return i < t->n && fwd_rule_to(r, port) == (int)port &&
+	for (k = 0; k < t->n; k++) {
+		const struct fwd_rule *r = &t->rule[k];
+
+		if (r->proto == proto && !(r->flags & FWD_RULE_SCAN) && !i--)
+			return r;
+	}
+	return NULL;
+}
+
+/**
+ * n_rules() - how many rules of a protocol a table has, not "auto"
+ * @t:		table
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ *
+ * Return: how many
+ */
+static unsigned int n_rules(const struct fwd_rules *t, uint8_t proto)
+{
+	unsigned int n = 0;
+
+	while (nth_rule(t, proto, n))
+		n++;
+	return n;
+}
+
+/**
+ * has_auto() - does a table follow the other side's ports of a protocol?
+ * @t:		table
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ *
+ * Return: true if it has an "auto" rule of @proto
+ */
+static bool has_auto(const struct fwd_rules *t, uint8_t proto)
+{
+	unsigned int k;
+
+	for (k = 0; k < t->n; k++) {
+		if (t->rule[k].proto == proto &&
+		    (t->rule[k].flags & FWD_RULE_SCAN))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * one_rule() - the @i-th rule of a protocol forwards exactly @port
+ * @t:		table
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @i:		index among the protocol's rules, not "auto"
+ * @port:	port, forwarded to the same port
+ *
+ * Return: true if that rule forwards @port, and not @port - 1 or @port + 1
+ */
+static bool one_rule(const struct fwd_rules *t, uint8_t proto,
+		     unsigned int i, unsigned int port)
+{
+	const struct fwd_rule *r = nth_rule(t, proto, i);
+
+	return r && fwd_rule_to(r, port) == (int)port &&
 	       fwd_rule_to(r, port - 1) < 0 && fwd_rule_to(r, port + 1) < 0;
 }
 
@@ -494,8 +540,8 @@ static void test_defaults(void)
 	memcpy(&base_pasta, &R.r, sizeof(R.r));
 	expect(accepted() && C->mtu == MTU_DEFAULT && !C->mtu_no_assign &&
 	       C->host_ifi && if_nametoindex(C->ifname) == C->host_ifi &&
-	       R.r.tcp.auto_scan && !R.r.tcp.n && R.r.udp.auto_scan &&
-	       !R.r.udp.n && R.r.tcp_ns.auto_scan && R.r.udp_ns.auto_scan &&
+	       has_auto(&R.r.in, IPPROTO_TCP) && !n_rules(&R.r.in, IPPROTO_TCP) && has_auto(&R.r.in, IPPROTO_UDP) &&
+	       !n_rules(&R.r.in, IPPROTO_UDP) && has_auto(&R.r.out, IPPROTO_TCP) && has_auto(&R.r.out, IPPROTO_UDP) &&
 	       R.r.cmd_idx == -1 && !C->target_pid &&
 	       !C->netns_path[0] && C->fd_given == -1 &&
 	       inany_is4(&C->net.map_host_lo[INANY_V4], "192.0.2.254") &&
@@ -507,8 +553,8 @@ static void test_defaults(void)
 	memcpy(&base_passt, &R.r, sizeof(R.r));
 	expect(accepted() && addr4_is(C->net.addr4, "192.0.2.1") &&
 	       addr6_is(&C->net.addr6, "2001:db8::1") &&
-	       !R.r.tcp.auto_scan && !R.r.tcp.n && !R.r.udp.auto_scan &&
-	       !R.r.udp.n && !R.r.tcp_ns.auto_scan && !R.r.udp_ns.auto_scan &&
+	       !has_auto(&R.r.in, IPPROTO_TCP) && !n_rules(&R.r.in, IPPROTO_TCP) && !has_auto(&R.r.in, IPPROTO_UDP) &&
+	       !n_rules(&R.r.in, IPPROTO_UDP) && !has_auto(&R.r.out, IPPROTO_TCP) && !has_auto(&R.r.out, IPPROTO_UDP) &&
 	       !C->sock_path_given && C->fd_given == -1, NULL,
 	       "host addresses, nothing forwarded");
 }
@@ -626,31 +672,32 @@ static void test_repeated(void)
 static void test_accumulate(void)
 {
 	PASTA("-t", "80", "-t", "81");
-	expect(accepted() && R.r.tcp.n == 2 && one_rule(&R.r.tcp, 0, 80) &&
-	       one_rule(&R.r.tcp, 1, 81) && R.r.tcp.set &&
-	       !R.r.tcp.auto_scan && R.r.udp.auto_scan && !R.r.udp.n, NULL,
+	expect(accepted() && n_rules(&R.r.in, IPPROTO_TCP) == 2 && one_rule(&R.r.in, IPPROTO_TCP, 0, 80) &&
+	       one_rule(&R.r.in, IPPROTO_TCP, 1, 81) &&
+	       !has_auto(&R.r.in, IPPROTO_TCP) && has_auto(&R.r.in, IPPROTO_UDP) && !n_rules(&R.r.in, IPPROTO_UDP), NULL,
 	       "two TCP rules, in order; UDP still auto");
 	PASTA("-u", "53", "--udp-ports=54", "-t", "22");
-	expect(accepted() && R.r.udp.n == 2 && one_rule(&R.r.udp, 0, 53) &&
-	       one_rule(&R.r.udp, 1, 54) && R.r.tcp.n == 1 &&
-	       one_rule(&R.r.tcp, 0, 22) && !R.r.udp.auto_scan, NULL,
+	expect(accepted() && n_rules(&R.r.in, IPPROTO_UDP) == 2 && one_rule(&R.r.in, IPPROTO_UDP, 0, 53) &&
+	       one_rule(&R.r.in, IPPROTO_UDP, 1, 54) && n_rules(&R.r.in, IPPROTO_TCP) == 1 &&
+	       one_rule(&R.r.in, IPPROTO_TCP, 0, 22) && !has_auto(&R.r.in, IPPROTO_UDP), NULL,
 	       "two UDP rules and one TCP rule, each in its table");
 	PASTA("-T", "8080", "--tcp-ns=8081");
-	expect(accepted() && R.r.tcp_ns.n == 2 &&
-	       one_rule(&R.r.tcp_ns, 0, 8080) &&
-	       one_rule(&R.r.tcp_ns, 1, 8081) && !R.r.tcp.n &&
-	       R.r.tcp.auto_scan, NULL,
+	expect(accepted() && n_rules(&R.r.out, IPPROTO_TCP) == 2 &&
+	       one_rule(&R.r.out, IPPROTO_TCP, 0, 8080) &&
+	       one_rule(&R.r.out, IPPROTO_TCP, 1, 8081) && !n_rules(&R.r.in, IPPROTO_TCP) &&
+	       has_auto(&R.r.in, IPPROTO_TCP), NULL,
 	       "two -T rules in their own table; -t still auto");
 	PASTA("-U", "53", "-U", "127.0.0.1/5353:53", "-T", "none");
-	expect(accepted() && R.r.udp_ns.n == 2 &&
-	       one_rule(&R.r.udp_ns, 0, 53) && !R.r.udp_ns.auto_scan &&
-	       R.r.udp_ns.rules[1].addr_set && !R.r.tcp_ns.n &&
-	       !R.r.tcp_ns.auto_scan && R.r.udp.auto_scan && R.r.tcp.auto_scan,
+	expect(accepted() && n_rules(&R.r.out, IPPROTO_UDP) == 2 &&
+	       one_rule(&R.r.out, IPPROTO_UDP, 0, 53) && !has_auto(&R.r.out, IPPROTO_UDP) &&
+	       !(nth_rule(&R.r.out, IPPROTO_UDP, 1)->flags & FWD_RULE_DUAL) &&
+	       !n_rules(&R.r.out, IPPROTO_TCP) &&
+	       !has_auto(&R.r.out, IPPROTO_TCP) && has_auto(&R.r.in, IPPROTO_UDP) && has_auto(&R.r.in, IPPROTO_TCP),
 	       NULL, "two -U rules in their own table, -T none: no -T auto, "
 	       "-t and -u still auto");
 	PASST("-t", "80", "-t", "81");
-	expect(accepted() && R.r.tcp.n == 2 && one_rule(&R.r.tcp, 0, 80) &&
-	       one_rule(&R.r.tcp, 1, 81), NULL, "two TCP rules in passt");
+	expect(accepted() && n_rules(&R.r.in, IPPROTO_TCP) == 2 && one_rule(&R.r.in, IPPROTO_TCP, 0, 80) &&
+	       one_rule(&R.r.in, IPPROTO_TCP, 1, 81), NULL, "two TCP rules in passt");
 
 	PASTA("-D", "192.0.2.53", "-D", "192.0.2.54");
 	expect(accepted() && C->dns_opt.dns4_n == 2 &&
@@ -792,11 +839,15 @@ static void test_modes(void)
 	expect(accepted(), NULL, "accepted by pasta (documented exception)");
 
 	PASTA("-t", "auto", "-u", "auto");
-	expect(accepted() && R.r.tcp.auto_scan && R.r.udp.auto_scan &&
-	       R.r.tcp.set && R.r.udp.set, NULL, "auto, explicitly, in pasta");
+	expect(accepted() && has_auto(&R.r.in, IPPROTO_TCP) &&
+	       has_auto(&R.r.in, IPPROTO_UDP), NULL,
+	       "auto, explicitly, in pasta");
 	PASST("-t", "all");
-	expect(accepted() && R.r.tcp.n == 1 && R.r.tcp.rules[0].all, NULL,
-	       "all, in passt");
+	expect(accepted() && n_rules(&R.r.in, IPPROTO_TCP) == 2 &&
+	       (R.r.in.rule[0].flags & FWD_RULE_WEAK) &&
+	       R.r.in.rule[0].first == 1 && R.r.in.rule[1].last == 65535,
+	       NULL, "all, in passt: every port but the ephemeral ones, best "
+	       "effort");
 	PASTA("-t", "all");
 	expect(refused("-t", "all"), NULL, "all is for passt: refused");
 	PASST("--config-net", "-s", "/tmp/x.socket", "-1");
@@ -1001,13 +1052,13 @@ static void test_flags(void)
 	       "no search list taken from resolv.conf");
 
 	PASTA("--no-tcp");
-	expect(accepted() && !R.r.tcp.auto_scan && !R.r.tcp.n &&
-	       !R.r.tcp_ns.auto_scan && R.r.udp.auto_scan &&
-	       R.r.udp_ns.auto_scan, NULL,
+	expect(accepted() && !has_auto(&R.r.in, IPPROTO_TCP) && !n_rules(&R.r.in, IPPROTO_TCP) &&
+	       !has_auto(&R.r.out, IPPROTO_TCP) && has_auto(&R.r.in, IPPROTO_UDP) &&
+	       has_auto(&R.r.out, IPPROTO_UDP), NULL,
 	       "no TCP forwarding either way, UDP still auto");
 	PASTA("--no-udp", "-u", "53");
-	expect(accepted() && !R.r.udp.auto_scan && !R.r.udp.n &&
-	       R.r.tcp.auto_scan, NULL, "drops -u rules, TCP still auto");
+	expect(accepted() && !has_auto(&R.r.in, IPPROTO_UDP) && !n_rules(&R.r.in, IPPROTO_UDP) &&
+	       has_auto(&R.r.in, IPPROTO_TCP), NULL, "drops -u rules, TCP still auto");
 	PASTA("--config-net");
 	expect(accepted() && C->config_net && C->no_ra, NULL,
 	       "sets config_net, and no_ra (the namespace is configured)");

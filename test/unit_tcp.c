@@ -63,7 +63,6 @@
 #define GW_ADDR		"203.0.113.2"	/* the host's loopback, mapped */
 
 static struct ctx c;
-static struct fwd_table fwd_tcp, fwd_udp;
 static uint8_t frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 static char line[512];		/* figures for one TAP line */
 
@@ -149,8 +148,6 @@ static void setup(void)
 	lo_up();
 	tap_peer_open(&c);
 	c.mtu = 1500;
-	c.fwd_tcp = &fwd_tcp;
-	c.fwd_udp = &fwd_udp;
 	c.epollfd = epoll_create1(EPOLL_CLOEXEC);
 	inet_pton(AF_INET, GUEST_ADDR, &c.net.addr4);
 	inet_pton(AF_INET, GW_ADDR, &c.net.gw4);
@@ -160,7 +157,7 @@ static void setup(void)
 	memcpy(c.mac_ours, "\x02\x70\x61\x73\x74\x61", 6);
 	c.now = T0;
 	flow_init();
-	tcp_init(&c);
+	tcp_init();
 }
 
 /* --- the event loop, in small --------------------------------------------- */
