@@ -161,24 +161,18 @@ static void isolate_user(const struct ctx *c)
 }
 
 /**
- * isolate_map_self() - in a new user namespace, be who we were
- * @path:	"/proc/self/uid_map" or "/proc/self/gid_map"
- * @id:		our user or group ID before
- *
- * Only our own ID is mapped: a peer's credentials (SO_PEERCRED, the
- * control socket) still tell our user from any other, which all show as
- * the overflow ID. Best effort: unmapped, all of them would.
+ * isolate_proc_write() - write a line to a file of /proc/self, best effort
+ * @path:	file
+ * @text:	what to write
  */
-static void isolate_map_self(const char *path, unsigned int id)
+static void isolate_proc_write(const char *path, const char *text)
 {
-	char map[32];
-	int fd, n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = (ssize_t)strlen(text);
 
-	n = snprintf(map, sizeof(map), "%u %u 1", id, id);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (write(fd, map, n) != n)
+	if (write(fd, text, n) != n)
 		debug("Can't write %s: %s", path, strerror(errno));
 	close(fd);
 }
@@ -192,10 +186,10 @@ static void isolate_map_self(const char *path, unsigned int id)
 static int isolate_unshare(const struct ctx *c)
 {
 	const int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	int fd;
+	char uid_map[32], gid_map[32];
 
+	snprintf(uid_map, sizeof(uid_map), "%u %u 1", geteuid(), geteuid());
+	snprintf(gid_map, sizeof(gid_map), "%u %u 1", getegid(), getegid());
 	if (!unshare(flags))
 		return 0;
 	/* pasta must stay in the user namespace that owns its network
@@ -203,14 +197,13 @@ static int isolate_unshare(const struct ctx *c)
 	 */
 	if (errno != EPERM || c->mode != MODE_PASST || unshare(CLONE_NEWUSER))
 		return -1;
-	isolate_map_self("/proc/self/uid_map", uid);
-	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "deny", 4) != 4)
-			debug("Can't deny setgroups: %s", strerror(errno));
-		close(fd);
-	}
-	isolate_map_self("/proc/self/gid_map", gid);
+	/* Only our own IDs are mapped: a peer's credentials (SO_PEERCRED,
+	 * the control socket) still tell our user from any other, which all
+	 * show as the overflow ID
+	 */
+	isolate_proc_write("/proc/self/uid_map", uid_map);
+	isolate_proc_write("/proc/self/setgroups", "deny");
+	isolate_proc_write("/proc/self/gid_map", gid_map);
 	return unshare(flags);
 }
 

@@ -183,11 +183,16 @@ ok $? "a target address: refused by pasta with its reason, for now" || diag "$ou
 # client waits until it is dropped (5 s), then is served
 docs_random big.bin 64M >/dev/null
 cp "$DOCS/big.bin" "$OURS/big.bin"
+grep -c "Accepted configuration client" "$WORK/ours.err" >"$WORK/accepted.n"
 in_h timeout 20 "$PY" -c "
 import socket, time
 s = socket.socket(socket.AF_UNIX); s.connect('$OURS/ctl.sock'); time.sleep(8)" &
 silent=$!
-sleep 0.3
+accepted_more() {
+	[ "$(grep -c "Accepted configuration client" "$WORK/ours.err")" -gt \
+	  "$(cat "$WORK/accepted.n")" ]
+}
+_poll 5 accepted_more
 t0=$(now_ms)
 in_r curl -sS --max-time 20 -o "$WORK/dl.bin" "http://$H_ADDR:$STEADY_PORT/big.bin"
 rc=$?; t=$(($(now_ms) - t0))
