@@ -28,7 +28,7 @@
 #include "fuzz_lib.h"
 
 struct ctx fuzz_c;
-static struct fwd_table fwd_tcp, fwd_udp, fwd_tcp_ns, fwd_udp_ns;
+static struct fwd_rules fwd_start[FWD_PIFS];
 
 /**
  * fuzz_ctx_init() - addresses, MACs and tables of a configured daemon
@@ -43,10 +43,8 @@ void fuzz_ctx_init(enum mode mode)
 	c->fd_tap = c->fd_tap_listen = c->fd_netns = c->fd_nsquit = -1;
 	link_init(c, mode == MODE_PASTA ? &tap_link : &stream_link);
 	c->mtu = 65520;
-	c->fwd_tcp = &fwd_tcp;
-	c->fwd_udp = &fwd_udp;
-	c->fwd_tcp_ns = &fwd_tcp_ns;
-	c->fwd_udp_ns = &fwd_udp_ns;
+	c->fwd[FWD_IN] = &fwd_start[FWD_IN];
+	c->fwd[FWD_OUT] = &fwd_start[FWD_OUT];
 	c->epollfd = epoll_create1(EPOLL_CLOEXEC);
 	inet_pton(AF_INET, "203.0.113.1", &c->net.addr4);
 	inet_pton(AF_INET, "203.0.113.2", &c->net.gw4);
@@ -65,8 +63,8 @@ void fuzz_ctx_init(enum mode mode)
 	c->now = now_ms();
 	flow_init();
 	/* Flow types and the tap's receive slots: no ports to listen on */
-	tcp_init(c);
-	udp_init(c);
+	tcp_init();
+	udp_init();
 	icmp_init();
 	splice_init();
 }
