@@ -349,6 +349,11 @@ _reaches_srv() {
 }
 
 topo_create() {
+	local ns
+	# One of these names left by a killed run had our PID: it is stale
+	for ns in "$NS_H" "$NS_R"; do
+		[ -e "/run/netns/$ns" ] && ip netns del "$ns"
+	done
 	ip netns add "$NS_H" || return 1
 	_NETNS+=("$NS_H")
 	ip netns add "$NS_R" || return 1
