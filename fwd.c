@@ -92,6 +92,13 @@ static unsigned int fwd_free_n;
 /* By side, protocol and port: index + 1 of the first listener, see @next */
 static uint32_t fwd_head[FWD_PIFS][FWD_PROTOS][FWD_PORTS];
 
+/* Distinct target addresses of the inbound rules in force, sorted: the
+ * guest's frames from one are a server behind it answering, not the guest
+ * taking that address (fwd_is_target())
+ */
+static union inany_addr fwd_targets[FWD_RULES_MAX];
+static unsigned int fwd_targets_n;
+
 /* accept() ran out of descriptors: TCP listeners wait, see fwd_accept_error() */
 static bool fwd_accept_paused;
 static unsigned int fwd_paused_flows;	/* flows in use when paused */
@@ -506,6 +513,72 @@ static int fwd_apply(struct ctx *c, enum fwd_pif pif,
 	return 0;
 }
 /**
+ * fwd_addr_cmp() - order of two addresses, for qsort() and bsearch()
+ * @a:		address
+ * @b:		address
+ *
+ * Return: memcmp() of the two
+ */
+static int fwd_addr_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(union inany_addr));
+}
+
+/**
+ * fwd_targets_index() - collect the inbound rules' target addresses
+ * @t:		inbound rules in force
+ */
+static void fwd_targets_index(const struct fwd_rules *t)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < t->n; i++) {
+		if (inany_is_set(&t->rule[i].taddr))
+			fwd_targets[n++] = t->rule[i].taddr;
+	}
+	qsort(fwd_targets, n, sizeof(*fwd_targets), fwd_addr_cmp);
+	for (fwd_targets_n = 0, i = 0; i < n; i++) {
+		if (!fwd_targets_n ||
+		    !inany_equals(&fwd_targets[fwd_targets_n - 1],
+				  &fwd_targets[i]))
+			fwd_targets[fwd_targets_n++] = fwd_targets[i];
+	}
+}
+
+/**
+ * fwd_is_target() - is this address the target of an inbound rule?
+ * @a:		address
+ *
+ * Return: true if a rule in force forwards to it
+ */
+bool fwd_is_target(const union inany_addr *a)
+{
+	return fwd_targets_n &&
+	       bsearch(a, fwd_targets, fwd_targets_n, sizeof(*fwd_targets),
+		       fwd_addr_cmp);
+}
+
+/**
+ * fwd_guest_dest() - where in the guest a client of a forwarded port goes
+ * @l:		the port's listener
+ * @family:	the client's family
+ * @a:		destination, set on success: the rule's target address, else
+ *		the guest's own address
+ *
+ * Return: false if there is none in the client's family
+ */
+bool fwd_guest_dest(const struct fwd_listener *l, int family,
+		    union inany_addr *a)
+{
+	if (!inany_is_set(&l->taddr))
+		return ip_guest_addr(family, a);
+	if (inany_family(&l->taddr) != family)
+		return false;
+	*a = l->taddr;
+	return true;
+}
+
+/**
  * fwd_index() - what the ports of a side's rules are, for "auto"
  * @pif:	side
  */
@@ -527,6 +600,8 @@ static void fwd_index(enum fwd_pif pif)
 				s->scan_rule[p][port] = i + 1;
 		}
 	}
+	if (pif == FWD_IN)
+		fwd_targets_index(&s->rules);
 }
 
 /**
@@ -608,27 +683,28 @@ static int fwd_apply_side(struct fwd_apply_arg *a)
 }
 
 /**
- * fwd_no_targets() - refuse rules with a target address, for now
+ * fwd_out_no_targets() - refuse outbound rules with a target address
+ * @pif:	side of the rules
  * @t:		rules
  * @err:	error message, written on failure
  * @err_len:	its size
  *
- * The data path doesn't reach a target address yet: a rule naming one
- * would forward to the guest's own address instead.
+ * A -T or -U port is spliced to the host's loopback: the splice path has
+ * no way to a target address (upstream refuses their listening address).
  *
  * Return: 0 if no rule has one, -1 if one has
  */
-static int fwd_no_targets(const struct fwd_rules *t, char *err,
-			  size_t err_len)
+static int fwd_out_no_targets(enum fwd_pif pif, const struct fwd_rules *t,
+			      char *err, size_t err_len)
 {
 	char rs[FWD_RULE_STRLEN];
 	unsigned int i;
 
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; pif == FWD_OUT && i < t->n; i++) {
 		if (!inany_is_set(&t->rule[i].taddr))
 			continue;
-		snprintf(err, err_len, "Forwarding to a target address is not "
-			 "supported yet: %s",
+		snprintf(err, err_len, "Target address not supported for -T "
+			 "and -U: %s",
 			 fwd_rule_fmt(&t->rule[i], rs, sizeof(rs)));
 		return -1;
 	}
@@ -649,7 +725,7 @@ void fwd_listen(struct ctx *c, enum fwd_pif pif)
 	struct fwd_apply_arg a = { c, pif, c->fwd[pif], true, err,
 				   sizeof(err) };
 
-	if (fwd_no_targets(c->fwd[pif], err, sizeof(err)))
+	if (fwd_out_no_targets(pif, c->fwd[pif], err, sizeof(err)))
 		die("%s", err);
 	s->rules = *c->fwd[pif];
 	fwd_index(pif);
@@ -676,7 +752,7 @@ int fwd_update(struct ctx *c, enum fwd_pif pif, const struct fwd_rules *new,
 	char ignored[FWD_ERR_LEN];
 
 	if (fwd_rules_check(new, err, err_len) ||
-	    fwd_no_targets(new, err, err_len))
+	    fwd_out_no_targets(pif, new, err, err_len))
 		return -1;
 	if (fwd_apply_side(&a)) {
 		a.t = &s->rules;

@@ -64,6 +64,9 @@ int fwd_update(struct ctx *c, enum fwd_pif pif, const struct fwd_rules *new,
 	       char *err, size_t err_len);
 const struct fwd_rules *fwd_rules_now(enum fwd_pif pif);
 void fwd_auto_scan(struct ctx *c);
+bool fwd_is_target(const union inany_addr *a);
+bool fwd_guest_dest(const struct fwd_listener *l, int family,
+		    union inany_addr *a);
 const struct fwd_listener *fwd_listener_at(uint32_t idx);
 void fwd_accept_error(struct ctx *c, const struct fwd_listener *l, int err);
 void fwd_accept_resume(struct ctx *c);

@@ -27,6 +27,7 @@
 #include "arp.h"
 #include "dhcp.h"
 #include "dhcpv6.h"
+#include "fwd.h"
 #include "icmp.h"
 #include "input.h"
 #include "ip.h"
@@ -137,7 +138,8 @@ static void input_ip(struct ctx *c, struct pkt_view v, bool v6)
 		pkt_drop(ret);
 		return;
 	}
-	ip_guest_seen(&l3.src);
+	if (!fwd_is_target(&l3.src))
+		ip_guest_seen(&l3.src);
 	input_l4(c, &l3, l4, v6 ? DROP_IP6_PROTO : DROP_IP4_PROTO);
 }
 

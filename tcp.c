@@ -1602,10 +1602,11 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  * tcp_conn_from_sock() - start a connection to the guest for an accept()ed one
  * @c:		execution context
  * @s:		accepted socket
- * @to:		guest port the host port forwards to
+ * @l:		the forwarded port's listener: target port and address
  * @sa:		client address
  */
-static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
+static void tcp_conn_from_sock(struct ctx *c, int s,
+			       const struct fwd_listener *l,
 			       const union sockaddr_inany *sa)
 {
 	struct flow_key key = { .proto = IPPROTO_TCP };
@@ -1614,11 +1615,11 @@ static void tcp_conn_from_sock(struct ctx *c, int s, uint16_t to,
 	int idx;
 
 	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
-	    !ip_guest_addr(inany_family(&key.paddr), &key.gaddr)) {
+	    !fwd_guest_dest(l, inany_family(&key.paddr), &key.gaddr)) {
 		close(s);
 		return;
 	}
-	key.gport = to;
+	key.gport = l->to;
 	ip_inbound_peer(c, &key.paddr);
 
 	idx = flow_lookup(&key) < 0 ? flow_alloc(c, FLOW_BUDGET_TCP)
@@ -1673,10 +1674,13 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 			fwd_accept_error(c, l, errno);
 			return;
 		}
-		if (splice_ok(c, &sa))
+		/* A target address is behind the guest: it's reached
+		 * through the tap even from the host's loopback
+		 */
+		if (!inany_is_set(&l->taddr) && splice_ok(c, &sa))
 			splice_from_host(c, s, &sa, l->to);
 		else
-			tcp_conn_from_sock(c, s, l->to, &sa);
+			tcp_conn_from_sock(c, s, l, &sa);
 	}
 }
 

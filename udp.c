@@ -95,13 +95,16 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
  *
  * The datagram leaves through that port's socket, so that it comes from
  * the port the sender used. If the port is no longer forwarded ("auto"
- * released it), the flow has nowhere to answer and ends.
+ * released it), or now forwards elsewhere, the flow has nowhere to answer
+ * and ends.
  */
 static void udp_to_sender(struct udp_flow *uf, const void *buf, size_t len)
 {
 	const struct fwd_listener *l = fwd_listener_at(uf->listen_idx);
 
-	if (l->fd != uf->listen_fd || l->to != uf->f.key.gport) {
+	if (l->fd != uf->listen_fd || l->to != uf->f.key.gport ||
+	    (inany_is_set(&l->taddr) &&
+	     !inany_equals(&l->taddr, &uf->f.key.gaddr))) {
 		flow_close((union flow *)uf - flowtab);
 		return;
 	}
@@ -297,14 +300,15 @@ static struct udp_flow *udp_inbound_flow(struct ctx *c, uint32_t lidx,
 					 const union sockaddr_inany *sa,
 					 socklen_t sl)
 {
+	const struct fwd_listener *l = fwd_listener_at(lidx);
 	struct flow_key key = { .proto = IPPROTO_UDP };
 	struct udp_flow *uf;
 	int idx;
 
 	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
-	    !ip_guest_addr(inany_family(&key.paddr), &key.gaddr))
+	    !fwd_guest_dest(l, inany_family(&key.paddr), &key.gaddr))
 		return NULL;
-	key.gport = fwd_listener_at(lidx)->to;
+	key.gport = l->to;
 	ip_inbound_peer(c, &key.paddr);
 	idx = flow_lookup(&key);
 	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, -1, NULL, 0);
@@ -364,8 +368,8 @@ static struct udp_flow *udp_spliced_flow(struct ctx *c, uint32_t lidx,
  * @events:	epoll events
  *
  * A -U port's datagrams are all spliced to the host; a -u port's are
- * spliced to the namespace if they come from the host's loopback (pasta),
- * and go to the guest otherwise.
+ * spliced to the namespace if they come from the host's loopback (pasta)
+ * and the port has no target address, and go to the guest otherwise.
  */
 void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
@@ -386,7 +390,8 @@ void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 			     &sa.sa, &sl);
 		if (n < 0)
 			return;
-		if (!from_ns && !splice_ok(c, &sa)) {
+		if (!from_ns &&
+		    (inany_is_set(&l->taddr) || !splice_ok(c, &sa))) {
 			uf = udp_inbound_flow(c, ref.index, &sa, sl);
 			if (!uf)
 				continue;

@@ -18,23 +18,13 @@
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-PESTO=${PESTO:-$TOPDIR/pesto}
+pesto_init
 PASST=${PASST:-$(dirname "$PASTA")/passt}
-[ -x "$PESTO" ] || skip_all "no pesto binary at $PESTO (make pesto)"
 plan 28
 
 NS_PORT=9000		# the server in the namespace
 FWD_PORT=19000		# forwarded to it by the rules under test
 STEADY_PORT=19001	# forwarded all along, hammered during updates
-
-UP_ROOT=$("$TESTDIR/sid-passt.sh" 2>"$WORK/sid.err") || UP_ROOT=
-UPSTREAM=$TESTDIR/upstream
-[ -n "$UP_ROOT" ] || diag "upstream's binaries unavailable: $(tail -1 "$WORK/sid.err")"
-
-# A pasta for upstream's tests: same options, upstream's binary
-mkdir -p "$WORK/up"
-printf '#!/bin/sh\nexec %s pasta "$@"\n' "$UPSTREAM" >"$WORK/up/pasta"
-chmod 755 "$WORK/up" "$WORK/up/pasta"
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -54,17 +44,6 @@ start_ctl() {
 	SPID_PASTA=$BG_PID
 	wait_file "$S/ready" 15 && wait_file "$S/pasta.pid" 5 &&
 		[ -S "$S/ctl.sock" ]
-}
-
-# pesto_as WHICH ARGS... - our pesto or upstream's, as $TEST_USER
-pesto_as() {
-	local which=$1
-	shift
-	if [ "$which" = ours ]; then
-		as_user_h 20 "$PESTO" "$@"
-	else
-		as_user_h 20 "$UPSTREAM" pesto "$@"
-	fi
 }
 
 # fetch ADDR PORT - what R gets from H:PORT, "" if nothing
@@ -175,9 +154,9 @@ out=$(pesto_as ours -A -t "0.0.0.0/$STEADY_PORT" "$OURS/ctl.sock" 2>&1)
 [ $? = 1 ] && echo "$out" | grep -q "Forwarding configuration conflict: TCP \[0.0.0.0\]:$STEADY_PORT  =>  $STEADY_PORT  versus TCP \[\*\]:$STEADY_PORT  =>  $NS_PORT "
 ok $? "a conflicting rule: refused by pesto, in upstream's words" || diag "$out"
 
-out=$(pesto_as ours -A -t "0.0.0.0/$FWD_PORT:10.88.0.2/80" "$OURS/ctl.sock" 2>&1)
-[ $? = 1 ] && echo "$out" | grep -q "refused the update: Forwarding to a target address is not supported yet"
-ok $? "a target address: refused by pasta with its reason, for now" || diag "$out"
+out=$(pesto_as ours -A -T "127.0.0.1/$FWD_PORT:192.0.2.9/80" "$OURS/ctl.sock" 2>&1)
+[ $? = 1 ] && echo "$out" | grep -q "refused the update: Target address not supported for -T and -U"
+ok $? "a target address for -T: refused by pasta with its reason" || diag "$out"
 
 # A client that connects and says nothing: a transfer goes on, the next
 # client waits until it is dropped (5 s), then is served
@@ -249,7 +228,7 @@ finish_ns_server "$SPID_PASTA" "$OURS" ours
 
 # --- 3. upstream's pasta: our pesto, and the figure beside ours -------------
 if [ -n "$UP_ROOT" ]; then
-	start_ctl upstream "$WORK/up/pasta"
+	start_ctl upstream "$UP_PASTA"
 	ok $? "upstream's pasta -c running" || diag_file "$WORK/upstream.err"
 	pairing ours upstream
 	hammered_updates upstream

@@ -514,6 +514,36 @@ ll6_of() {
 		awk '{ sub("/.*", "", $4); print $4; exit }'
 }
 
+# --- the control socket -------------------------------------------------------
+
+# pesto_init - our pesto (PESTO), and upstream's pasta and pesto where they
+# can be had (test/sid-passt.sh): sets UP_ROOT ("" without them, said in a
+# diag), UPSTREAM, and UP_PASTA, a pasta that runs upstream's binary
+pesto_init() {
+	PESTO=${PESTO:-$TOPDIR/pesto}
+	[ -x "$PESTO" ] || skip_all "no pesto binary at $PESTO (make pesto)"
+	UP_ROOT=$("$TESTDIR/sid-passt.sh" 2>"$WORK/sid.err") || UP_ROOT=
+	UPSTREAM=$TESTDIR/upstream
+	[ -n "$UP_ROOT" ] ||
+		diag "upstream's binaries unavailable: $(tail -1 "$WORK/sid.err")"
+	mkdir -p "$WORK/up"
+	printf '#!/bin/sh\nexec %s pasta "$@"\n' "$UPSTREAM" >"$WORK/up/pasta"
+	chmod 755 "$WORK/up" "$WORK/up/pasta"
+	UP_PASTA=$WORK/up/pasta
+}
+
+# pesto_as ours|upstream ARGS... - our pesto or upstream's, as $TEST_USER
+# in H
+pesto_as() {
+	local which=$1
+	shift
+	if [ "$which" = ours ]; then
+		as_user_h 20 "$PESTO" "$@"
+	else
+		as_user_h 20 "$UPSTREAM" pesto "$@"
+	fi
+}
+
 # --- data ----------------------------------------------------------------------
 
 # quick_arg [ARG] - a benchmark's command line: QUICK=1 for --quick, else 0

@@ -3,8 +3,10 @@
 """UDP echo server and checking client for the pasta integration tests.
 
 Server: udpecho.py --bind ADDR --port PORT [--pidfile FILE]
-    Echoes every datagram back to its sender.  ADDR is IPv4 or IPv6; "::"
-    is dual-stack (IPv4 senders too).  The pidfile is written
+    Echoes every datagram back to its sender, except "peer?", which is
+    answered with the sender's address as text (an IPv4 sender of a
+    dual-stack socket as plain IPv4).  ADDR is IPv4 or IPv6; "::" is
+    dual-stack (IPv4 senders too).  The pidfile is written
     (atomically) once the socket is bound.
 
 Client: udpecho.py --client --to ADDR[%ZONE] --port PORT [--source ADDR]
@@ -38,6 +40,9 @@ def server(a):
         write_pidfile(a.pidfile)
     while True:
         data, peer = s.recvfrom(65536)
+        if data == b"peer?":
+            addr = peer[0]
+            data = (addr[7:] if addr.startswith("::ffff:") else addr).encode()
         try:
             s.sendto(data, peer)
         except OSError:
