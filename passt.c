@@ -237,7 +237,7 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		icmp_sock_handler(c, ref, ev->events);
 		break;
 	case EPOLL_TYPE_NSQUIT:
-		pasta_netns_handler(c);
+		pasta_netns_handler(c, ref.index);
 		break;
 	case EPOLL_TYPE_SPLICE:
 		splice_handler(c, ref, ev->events);

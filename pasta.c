@@ -516,21 +516,45 @@ static void pasta_netns_gone(struct ctx *c)
 }
 
 /**
+ * pasta_netns_proc_pid() - the process whose /proc entry names the namespace
+ * @path:	--netns path
+ *
+ * Return: PID of a /proc/PID/ns/net path, 0 for any other path
+ */
+static pid_t pasta_netns_proc_pid(const char *path)
+{
+	int pid, end = 0;
+
+	if (sscanf(path, "/proc/%d/ns/net%n", &pid, &end) != 1 ||
+	    path[end] || pid <= 0)
+		return 0;
+	return pid;
+}
+
+/**
  * pasta_netns_watch() - learn when the namespace we joined goes away
  * @c:		execution context
+ *
+ * A target PID's namespace, or one named by /proc/PID/ns/net (rootlesskit
+ * passes that), goes with its process: a pidfd tells. inotify can't watch
+ * /proc, and after the sandbox the entry may not even be readable.
+ * Another file is watched for its removal, or looked at once a second
+ * where inotify can't watch it.
  */
 void pasta_netns_watch(struct ctx *c)
 {
+	pid_t pid = c->target_pid ? c->target_pid :
+				    pasta_netns_proc_pid(c->netns_path);
 	char dir[64];
 
 	if (c->no_netns_quit || c->cmd_pid)
 		return;		/* our own command's: we end with it */
-	if (c->target_pid) {
-		c->fd_nsquit = syscall(SYS_pidfd_open, c->target_pid, 0);
+	if (pid) {
+		c->fd_nsquit = syscall(SYS_pidfd_open, pid, 0);
 		if (c->fd_nsquit < 0)
-			die("Can't watch process %d: %s", c->target_pid,
-			    strerror(errno));
-		epoll_ref_add(c, c->fd_nsquit, EPOLL_TYPE_NSQUIT, 0, EPOLLIN);
+			die("Can't watch process %d: %s", pid, strerror(errno));
+		epoll_ref_add(c, c->fd_nsquit, EPOLL_TYPE_NSQUIT,
+			      PASTA_NSQUIT_PROCESS, EPOLLIN);
 		return;
 	}
 
@@ -573,13 +597,15 @@ static bool pasta_netns_file_gone(const struct ctx *c)
 /**
  * pasta_netns_handler() - the namespace's file changed, or its process ended
  * @c:		execution context
+ * @what:	epoll reference index: PASTA_NSQUIT_PROCESS for a pidfd, else
+ *		the inotify descriptor of the file's directory
  */
-void pasta_netns_handler(struct ctx *c)
+void pasta_netns_handler(struct ctx *c, uint32_t what)
 {
 	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
 
-	if (c->target_pid) {
+	if (what == PASTA_NSQUIT_PROCESS) {
 		pasta_netns_gone(c);
 		return;
 	}
