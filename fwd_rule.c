@@ -224,6 +224,26 @@ static int fwd_item_parse(struct fwd_spec *sp, char *item)
 }
 
 /**
+ * fwd_rule_ifname_ok() - is a device name one we'd take, from a spec or
+ *			  the wire?
+ * @s:		name: only the first IFNAMSIZ bytes are read
+ *
+ * Return: true if it ends within them and has no odd characters
+ */
+static bool fwd_rule_ifname_ok(const char *s)
+{
+	size_t len = strnlen(s, IFNAMSIZ), i;
+
+	if (len == IFNAMSIZ)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (s[i] <= ' ' || s[i] > '~' || s[i] == '/' || s[i] == '%')
+			return false;
+	}
+	return true;
+}
+
+/**
  * fwd_bind_parse() - parse the ADDR[%IFNAME] before the slash
  * @sp:		spec, @addr and @ifname set
  * @s:		string, modified
@@ -236,8 +256,7 @@ static int fwd_bind_parse(struct fwd_spec *sp, char *s)
 
 	if (pct) {
 		*pct = 0;
-		if (!pct[1] || strlen(pct + 1) >= IFNAMSIZ ||
-		    strchr(pct + 1, '/'))
+		if (!pct[1] || !fwd_rule_ifname_ok(pct + 1))
 			return -1;
 		strcpy(sp->ifname, pct + 1);
 	}
@@ -756,25 +775,6 @@ void fwd_rule_encode(const struct fwd_rule *r, uint8_t *buf)
 	memcpy(buf + FWD_WIRE_PORTS, ports, sizeof(ports));
 	buf[FWD_WIRE_PROTO] = r->proto;
 	buf[FWD_WIRE_FLAGS] = r->flags;
-}
-
-/**
- * fwd_rule_ifname_ok() - is a device name from the wire one we'd take?
- * @s:		IFNAMSIZ bytes
- *
- * Return: true if it ends within them and has no odd characters
- */
-static bool fwd_rule_ifname_ok(const char *s)
-{
-	size_t len = strnlen(s, IFNAMSIZ), i;
-
-	if (len == IFNAMSIZ)
-		return false;
-	for (i = 0; i < len; i++) {
-		if (s[i] <= ' ' || s[i] > '~' || s[i] == '/' || s[i] == '%')
-			return false;
-	}
-	return true;
 }
 
 /**
