@@ -70,8 +70,10 @@ test/tcprr: test/tcprr.c test/tool_lib.h
 
 TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/san/pasta
 
-# libFuzzer targets (clang): one frame, passt's stream, DHCP/DHCPv6/NDP
-FUZZ_TARGETS = test/fuzz/fuzz_frame test/fuzz/fuzz_stream test/fuzz/fuzz_dhcp
+# libFuzzer targets (clang): one frame, passt's stream, DHCP/DHCPv6/NDP,
+# forwarding rules (specs and the control protocol's form)
+FUZZ_TARGETS = test/fuzz/fuzz_frame test/fuzz/fuzz_stream test/fuzz/fuzz_dhcp \
+	       test/fuzz/fuzz_rules
 FUZZ_SECS ?= 60
 # The daemon's objects instrumented once (fuzzer-no-link), for every target
 # (clang sees NLMSG_OK()'s signed and unsigned comparison, gcc doesn't)

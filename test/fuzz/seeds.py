@@ -4,8 +4,9 @@
 
 Usage: seeds.py DIR
 
-Writes DIR/frame/, DIR/stream/ and DIR/dhcp/: one file per seed, in the
-input format of fuzz_frame, fuzz_stream and fuzz_dhcp (see their headers).
+Writes DIR/frame/, DIR/stream/, DIR/dhcp/ and DIR/rules/: one file per
+seed, in the input format of fuzz_frame, fuzz_stream, fuzz_dhcp and
+fuzz_rules (see their headers).
 """
 
 import os
@@ -110,6 +111,24 @@ def frames():
     }
 
 
+SPECS = [b"8080", b"0.0.0.0/8080:10.88.0.2/80", b"[::]/9000-9002",
+         b"9090:[2001:db8::2]/80", b"192.0.2.1%eth0/5", b"%lo/22:23",
+         b"all", b"auto", b"~22,~80-90", b"1-1024,~100-200", b"none",
+         b"22-80:32-90", b"2001:db8::1/8080-8081:80-81"]
+
+
+def wire_rule(addr, taddr, ifname, first, last, to, proto, flags):
+    """One rule in the control protocol's form (fwd_rule_encode())."""
+    def a16(a):
+        if not a:
+            return bytes(16)
+        if ":" in a:
+            return socket.inet_pton(socket.AF_INET6, a)
+        return bytes(10) + b"\xff\xff" + socket.inet_aton(a)
+    return (a16(addr) + a16(taddr) + ifname.ljust(16, b"\0") +
+            struct.pack("!HHHBB", first, last, to, proto, flags))
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -117,7 +136,7 @@ def write(path, data):
 
 def main():
     top = sys.argv[1]
-    for d in ("frame", "stream", "dhcp"):
+    for d in ("frame", "stream", "dhcp", "rules"):
         os.makedirs(os.path.join(top, d), exist_ok=True)
     fr = frames()
     for name, f in fr.items():
@@ -132,6 +151,14 @@ def main():
     write(os.path.join(top, "dhcp", "dhcpv6"), b"\x01" + dhcpv6_solicit())
     write(os.path.join(top, "dhcp", "ndp_ns"), b"\x02" + ndp_ns())
     write(os.path.join(top, "dhcp", "ndp_rs"), b"\x02" + ndp_rs())
+    write(os.path.join(top, "rules", "specs_tcp"), b"\x00" + b"\n".join(SPECS))
+    write(os.path.join(top, "rules", "specs_udp_all"),
+          b"\x06" + b"\n".join(SPECS))
+    write(os.path.join(top, "rules", "wire"), b"\x03" + b"".join([
+        wire_rule(None, None, b"", 8080, 8080, 8080, 6, 1),
+        wire_rule("0.0.0.0", "10.88.0.2", b"", 9090, 9091, 80, 6, 0),
+        wire_rule("::", "2001:db8::2", b"eth0", 53, 53, 53, 17, 0),
+        wire_rule(None, None, b"lo", 1, 32767, 1, 17, 7)]))
 
 
 if __name__ == "__main__":
