@@ -31,6 +31,7 @@
 #include "netlink.h"
 #include "passt.h"
 #include "resolv.h"
+#include "vhost_user.h"
 
 /* Long options without a short form: values above any character */
 enum {
@@ -68,6 +69,8 @@ enum {
 	OPT_OUTBOUND_IF6,
 	OPT_NS_MAC_ADDR,
 	OPT_NO_FOLLOW_HOST,
+	OPT_VHOST_USER,
+	OPT_PRINT_CAPABILITIES,
 };
 
 /* Options that only set a flag */
@@ -92,6 +95,7 @@ static const struct {
 	{ 'f',			offsetof(struct ctx, foreground) },
 	{ 'q',			offsetof(struct ctx, quiet) },
 	{ '1',			offsetof(struct ctx, one_off) },
+	{ OPT_VHOST_USER,	offsetof(struct ctx, vhost_user) },
 	{ '4',			offsetof(struct ctx, net.ip6_off) },
 	{ '6',			offsetof(struct ctx, net.ip4_off) },
 };
@@ -129,6 +133,8 @@ static const struct option conf_opts[] = {
 	{ "conf-path",	required_argument,	NULL, 'c' },
 	{ "fd",		required_argument,	NULL, 'F' },
 	{ "one-off",	no_argument,		NULL, '1' },
+	{ "vhost-user",	no_argument,		NULL, OPT_VHOST_USER },
+	{ "print-capabilities", no_argument,	NULL, OPT_PRINT_CAPABILITIES },
 	{ "config-net",	no_argument,		NULL, OPT_CONFIG_NET },
 	{ "netns",	required_argument,	NULL, OPT_NETNS },
 	{ "userns",	required_argument,	NULL, OPT_USERNS },
@@ -253,6 +259,10 @@ static void usage(const char *name, FILE *f, int status)
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
 		"  -1, --one-off          quit when the guest disconnects\n"
+		"      --vhost-user       the guest's virtio rings, through\n"
+		"                         vhost-user on the socket (QEMU, libvirt)\n"
+		"      --print-capabilities\n"
+		"                         what vhost-user back-ends tell libvirt\n"
 		"      --no-dhcp-dns, --no-dhcp-search\n"
 		"                         hand out no name servers, no search list\n"
 		"Accepted, and what we do anyway: --host-lo-to-ns-lo,\n"
@@ -1109,6 +1119,8 @@ static void conf_check(const struct ctx *c)
 		die("-4 and -6 together leave no family: pick one");
 	if (c->one_off)
 		conf_for_mode(c, MODE_PASST, "-1");
+	if (c->vhost_user)
+		conf_for_mode(c, MODE_PASST, "--vhost-user");
 	if (c->config_net)
 		conf_for_mode(c, MODE_PASTA, "--config-net");
 	if (c->cmd && (c->netns_path[0] || c->target_pid))
@@ -1240,6 +1252,8 @@ void conf(struct ctx *c, int argc, char **argv)
 			conf_positional(c, argv + optind - 1);
 		else if (opt == OPT_VERSION)
 			conf_version(name);
+		else if (opt == OPT_PRINT_CAPABILITIES)
+			vu_print_capabilities();
 		else if (opt == 'h')
 			usage(name, stdout, EXIT_SUCCESS);
 		else if (opt == '?')

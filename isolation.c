@@ -38,6 +38,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -307,6 +308,10 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	 * open, and see where its symbolic link leads now (resolv.c)
 	 */
 	ANY(__NR_openat), ANY(__NR_readlinkat),
+	/* passt --vhost-user: the guest's memory, mapped as the front-end
+	 * hands it over, and let go (vhost_user.c)
+	 */
+	ONLY(__NR_mmap, 3, MAP_SHARED | MAP_NORESERVE), ANY(__NR_munmap),
 	/* signals (SIGSYS's handler), the end: passt's socket file */
 	ANY(__NR_rt_sigreturn), ANY(__NR_unlinkat), ANY(__NR_exit_group),
 #ifdef __SANITIZE_ADDRESS__

@@ -23,6 +23,8 @@
  */
 
 #include <string.h>
+#include <arpa/inet.h>
+#include <linux/virtio_net.h>
 
 #include "ip.h"
 #include "link.h"
@@ -69,6 +71,80 @@ void link_init(struct ctx *c, const struct link_ops *ops)
 	debug("link: %s, checksum offload %s, segmentation offload %s",
 	      ops->name, link_caps_set.csum ? "on" : "off",
 	      link_caps_set.tso ? "on" : "off");
+}
+
+/**
+ * link_caps_update() - decide the offloads again: the guest negotiated
+ * @c:		execution context
+ *
+ * For a backend whose guest says what it takes once it is there
+ * (vhost-user's features), not at start-up.
+ */
+void link_caps_update(const struct ctx *c)
+{
+	link_caps_set = link_backend->caps(c);
+	if (pcap_active())
+		link_caps_set.csum = false;
+	debug("link: checksum offload %s, segmentation offload %s",
+	      link_caps_set.csum ? "on" : "off",
+	      link_caps_set.tso ? "on" : "off");
+}
+
+/**
+ * link_attach() - start serving a guest on a connected socket
+ * @c:		execution context
+ * @fd:		socket, passt's (accepted, or --fd)
+ */
+void link_attach(struct ctx *c, int fd)
+{
+	link_backend->attach(c, fd);
+}
+
+/**
+ * link_vnet_gso_ok() - is a guest frame's segmentation one we asked for?
+ * @vh:		its virtio-net header
+ * @tso:	we offered the guest TCP segmentation offload
+ *
+ * Return: true for none, and for TCP with a segment size if we offered it
+ */
+bool link_vnet_gso_ok(const struct virtio_net_hdr *vh, bool tso)
+{
+	switch (vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return true;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		return tso && vh->gso_size;
+	default:
+		return false;
+	}
+}
+
+/**
+ * link_vnet_hdr_fill() - virtio-net header for one of our frames
+ * @vh:		header to fill
+ * @f:		frame, as ip_frame() described it
+ *
+ * A partial checksum needs completing; a TCP frame with a segment size,
+ * cutting.
+ */
+void link_vnet_hdr_fill(struct virtio_net_hdr *vh, const struct link_frame *f)
+{
+	const struct ethhdr *eh = f->iov.iov_base;
+
+	memset(vh, 0, sizeof(*vh));
+	if (!f->csum_off)
+		return;
+	if (f->gso_size) {
+		vh->gso_type = eh->h_proto == htons(ETH_P_IP) ?
+			       VIRTIO_NET_HDR_GSO_TCPV4 :
+			       VIRTIO_NET_HDR_GSO_TCPV6;
+		vh->gso_size = f->gso_size;
+		vh->hdr_len = f->hdr_len;
+	}
+	vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	vh->csum_start = f->l4_off;
+	vh->csum_offset = f->csum_off;
 }
 
 /**

@@ -9,6 +9,7 @@
 #include <linux/if_ether.h>
 
 struct ctx;
+struct virtio_net_hdr;
 
 #define LINK_RX_MAX		32	/* frames per receive batch */
 #define LINK_SEND_MAX		32	/* frames per link_send() */
@@ -70,6 +71,8 @@ struct link_caps {
  * @send:	write @n frames in order; return how many went, a full queue
  *		drops the rest; -1 if the guest is gone
  * @detach:	let a guest that's gone go, NULL if it never goes
+ * @attach:	start serving a guest on a connected socket (passt), NULL
+ *		for a link that's there from the start
  */
 struct link_ops {
 	const char *name;
@@ -79,9 +82,14 @@ struct link_ops {
 			     unsigned int max);
 	int (*send)(struct ctx *c, const struct link_frame *f, unsigned int n);
 	void (*detach)(struct ctx *c);
+	void (*attach)(struct ctx *c, int fd);
 };
 
 void link_init(struct ctx *c, const struct link_ops *ops);
+void link_caps_update(const struct ctx *c);
+void link_attach(struct ctx *c, int fd);
+bool link_vnet_gso_ok(const struct virtio_net_hdr *vh, bool tso);
+void link_vnet_hdr_fill(struct virtio_net_hdr *vh, const struct link_frame *f);
 const struct link_caps *link_caps(void);
 uint8_t *link_rx_slot(unsigned int i);
 unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,

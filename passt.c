@@ -43,6 +43,7 @@
 #include "tap.h"
 #include "tcp.h"
 #include "udp.h"
+#include "vhost_user.h"
 
 #define EPOLL_EVENTS_MAX	64
 
@@ -62,6 +63,8 @@ static void stats_dump(const struct ctx *c)
 	flow_stats();
 	udp_stats();
 	link_stats();
+	if (c->vhost_user)
+		vu_stats();
 	tcp_stats(c);
 }
 
@@ -212,7 +215,14 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 
 	switch (ref.type) {
 	case EPOLL_TYPE_TAP:
-		input_handler(c, ev->events);
+		if (c->vhost_user)
+			vu_sock_handler(c, ev->events);
+		else
+			input_handler(c, ev->events);
+		break;
+	case EPOLL_TYPE_VHOST_KICK:
+		if (vu_kick_handler(c, ref.index))
+			input_handler(c, EPOLLIN);
 		break;
 	case EPOLL_TYPE_TAP_LISTEN:
 		stream_listen_handler(c, ev->events);
@@ -369,8 +379,8 @@ static void net_init(struct ctx *c)
 			      EPOLLIN | EPOLLRDHUP);
 		link_init(c, &tap_link);
 	} else {
+		link_init(c, c->vhost_user ? &vu_link : &stream_link);
 		stream_init(c);
-		link_init(c, &stream_link);
 	}
 	tcp_init();
 	splice_init();

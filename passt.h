@@ -48,6 +48,7 @@ enum epoll_type {
 	EPOLL_TYPE_NL_HOST,	/* rtnetlink: host addresses or routes */
 	EPOLL_TYPE_CTL_LISTEN,	/* -c: the control socket */
 	EPOLL_TYPE_CTL,		/* a client of it */
+	EPOLL_TYPE_VHOST_KICK,	/* a vhost-user ring's kick eventfd */
 	EPOLL_TYPE_MAX,
 };
 
@@ -190,6 +191,7 @@ struct ctx {
 	bool quiet;
 	bool config_net;
 	bool one_off;
+	bool vhost_user;		/* passt: the guest's rings, vhost_user.c */
 	char pidfile[PATH_MAX];
 	char pcap[PATH_MAX];
 	char sock_path[PATH_MAX];

@@ -336,23 +336,51 @@ static unsigned int stream_recv(struct ctx *c, uint32_t events,
 }
 
 /**
- * stream_detach() - let the guest's socket go: wait for another or quit
+ * stream_guest_close() - close the guest's socket: wait for another or quit
  * @c:		execution context
+ *
+ * For every backend on passt's socket: once its guest is gone, passt waits
+ * for the next one, unless it had only this one (--one-off, --fd).
  */
-static void stream_detach(struct ctx *c)
+void stream_guest_close(struct ctx *c)
 {
 	if (c->fd_tap >= 0) {
 		epoll_ref_del(c, c->fd_tap);
 		close(c->fd_tap);
 		c->fd_tap = -1;
 	}
-	stream_in_off = stream_in_len = 0;
-	stream_owed_len = stream_owed_off = 0;
-
 	if (c->one_off || c->fd_tap_listen < 0) {
 		info("guest gone: exiting");
 		c->quit = true;
 	}
+}
+
+/**
+ * stream_detach() - let the guest's socket go: wait for another or quit
+ * @c:		execution context
+ */
+static void stream_detach(struct ctx *c)
+{
+	stream_in_off = stream_in_len = 0;
+	stream_owed_len = stream_owed_off = 0;
+	stream_guest_close(c);
+}
+
+/**
+ * stream_guest_attach() - start serving a guest on a connected socket
+ * @c:		execution context
+ * @fd:		stream socket
+ */
+static void stream_guest_attach(struct ctx *c, int fd)
+{
+	int sndbuf = STREAM_SNDBUF;
+
+	/* Room for a burst of frames: what doesn't fit is dropped */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	c->fd_tap = fd;
+	stream_in_off = stream_in_len = 0;
+	epoll_ref_add(c, fd, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
+	info("guest connected");
 }
 
 const struct link_ops stream_link = {
@@ -361,6 +389,7 @@ const struct link_ops stream_link = {
 	.recv = stream_recv,
 	.send = stream_send,
 	.detach = stream_detach,
+	.attach = stream_guest_attach,
 };
 
 /**
@@ -383,24 +412,7 @@ void stream_listen_handler(struct ctx *c, uint32_t events)
 		close(fd);
 		return;
 	}
-	stream_guest_attach(c, fd);
-}
-
-/**
- * stream_guest_attach() - start serving a guest on a connected socket
- * @c:		execution context
- * @fd:		stream socket
- */
-void stream_guest_attach(struct ctx *c, int fd)
-{
-	int sndbuf = STREAM_SNDBUF;
-
-	/* Room for a burst of frames: what doesn't fit is dropped */
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	c->fd_tap = fd;
-	stream_in_off = stream_in_len = 0;
-	epoll_ref_add(c, fd, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
-	info("guest connected");
+	link_attach(c, fd);
 }
 
 /**
@@ -441,7 +453,7 @@ static int stream_sock_bind(struct ctx *c)
 void stream_init(struct ctx *c)
 {
 	if (c->fd_given >= 0) {
-		stream_guest_attach(c, c->fd_given);
+		link_attach(c, c->fd_given);
 		return;
 	}
 	c->fd_tap_listen = stream_sock_bind(c);
@@ -451,7 +463,14 @@ void stream_init(struct ctx *c)
 	epoll_ref_add(c, c->fd_tap_listen, EPOLL_TYPE_TAP_LISTEN, 0, EPOLLIN);
 	info("UNIX domain socket bound at %s", c->sock_path);
 	info("\nYou can now start qemu (7.2 or later), for example:");
-	info("    qemu-system-x86_64 ... -device virtio-net-pci,netdev=s "
-	     "-netdev stream,id=s,server=off,addr.type=unix,addr.path=%s",
-	     c->sock_path);
+	if (c->vhost_user)
+		info("    qemu-system-x86_64 ... -m 4G -object "
+		     "memory-backend-memfd,id=mem,size=4G,share=on "
+		     "-numa node,memdev=mem -chardev socket,id=c,path=%s "
+		     "-netdev vhost-user,id=n,chardev=c "
+		     "-device virtio-net-pci,netdev=n", c->sock_path);
+	else
+		info("    qemu-system-x86_64 ... -device virtio-net-pci,netdev=s "
+		     "-netdev stream,id=s,server=off,addr.type=unix,"
+		     "addr.path=%s", c->sock_path);
 }

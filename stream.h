@@ -9,7 +9,7 @@ struct ctx;
 extern const struct link_ops stream_link;
 
 void stream_init(struct ctx *c);
-void stream_guest_attach(struct ctx *c, int fd);
+void stream_guest_close(struct ctx *c);
 void stream_listen_handler(struct ctx *c, uint32_t events);
 
 #endif /* STREAM_H */

@@ -53,26 +53,6 @@ static struct link_caps tap_caps(const struct ctx *c)
 }
 
 /**
- * tap_gso_in_ok() - is a frame's segmentation offload one we asked for?
- * @c:		execution context
- * @vh:		its virtio-net header
- *
- * Return: true for none, and for TCP if we offered TSO (see pasta.c)
- */
-static bool tap_gso_in_ok(const struct ctx *c, const struct virtio_net_hdr *vh)
-{
-	switch (vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
-	case VIRTIO_NET_HDR_GSO_NONE:
-		return true;
-	case VIRTIO_NET_HDR_GSO_TCPV4:
-	case VIRTIO_NET_HDR_GSO_TCPV6:
-		return c->tap_tso && vh->gso_size;
-	default:
-		return false;
-	}
-}
-
-/**
  * tap_recv() - read queued frames from the tap device
  * @c:		execution context
  * @events:	epoll events
@@ -111,7 +91,7 @@ static unsigned int tap_recv(struct ctx *c, uint32_t events,
 			pkt_drop(DROP_ETH_SHORT);
 			continue;
 		}
-		if (hlen && !tap_gso_in_ok(c, &vh)) {
+		if (hlen && !link_vnet_gso_ok(&vh, c->tap_tso)) {
 			pkt_drop(DROP_TAP_GSO);
 			continue;
 		}
@@ -122,34 +102,6 @@ static unsigned int tap_recv(struct ctx *c, uint32_t events,
 	if (n < max)
 		tap_reads = 0;
 	return n;
-}
-
-/**
- * tap_vnet_hdr_fill() - virtio-net header for one of our frames
- * @vh:		header to fill
- * @f:		frame, as ip_frame() described it
- *
- * A partial checksum needs completing; a TCP frame with a segment size,
- * cutting.
- */
-static void tap_vnet_hdr_fill(struct virtio_net_hdr *vh,
-			      const struct link_frame *f)
-{
-	const struct ethhdr *eh = f->iov.iov_base;
-
-	memset(vh, 0, sizeof(*vh));
-	if (!f->csum_off)
-		return;
-	if (f->gso_size) {
-		vh->gso_type = eh->h_proto == htons(ETH_P_IP) ?
-			       VIRTIO_NET_HDR_GSO_TCPV4 :
-			       VIRTIO_NET_HDR_GSO_TCPV6;
-		vh->gso_size = f->gso_size;
-		vh->hdr_len = f->hdr_len;
-	}
-	vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	vh->csum_start = f->l4_off;
-	vh->csum_offset = f->csum_off;
 }
 
 /**
@@ -170,7 +122,7 @@ static int tap_send(struct ctx *c, const struct link_frame *f, unsigned int n)
 		ssize_t ret;
 
 		if (c->tap_vnet_hdr) {
-			tap_vnet_hdr_fill(&vh, &f[i]);
+			link_vnet_hdr_fill(&vh, &f[i]);
 			ret = writev(c->fd_tap, iov, 2);
 		} else {
 			ret = writev(c->fd_tap, iov + 1, 1);

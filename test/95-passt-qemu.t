@@ -22,7 +22,9 @@
 # Knobs: PASST=path (default: passt beside $PASTA: ./passt, as make check
 # runs it, or test/san/passt with PASTA=test/san/pasta), PASST_OPTS="..."
 # (extra options; -f -d are always given, the logs are
-# $WORK/passt*.log), QEMU=binary, KEEP_WORK=1 (keeps consoles and logs). Timings are printed as comments.
+# $WORK/passt*.log), PASST_LINK=vhost-user (passt --vhost-user, QEMU's
+# -netdev vhost-user: test/87-vhost-user.t runs this file so), QEMU=binary,
+# KEEP_WORK=1 (keeps consoles and logs). Timings are printed as comments.
 
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -73,6 +75,7 @@ passt_start() {
 	local name=$1 sock=$2
 	shift 2
 	# shellcheck disable=SC2086
+	[ "${PASST_LINK:-stream}" = vhost-user ] && set -- --vhost-user "$@"
 	bg_h "$name" "$PASST" -f -d -s "$sock" -P "$WORK/u/$name.pid" \
 		-D "$DNS" -D "$DNS6" -S "$SEARCH" ${PASST_OPTS:-} "$@"
 	PASST_PID=$BG_PID

@@ -703,8 +703,8 @@ static void test_stream_batch(void)
 	}
 	c.mode = MODE_PASST;
 	c.fd_tap_listen = -1;
-	stream_guest_attach(&c, sv[0]);
 	link_init(&c, &stream_link);
+	link_attach(&c, sv[0]);
 	memcpy(frame, &prefix, sizeof(prefix));
 	for (i = 0; i < N; i++) {
 		memset(frame + sizeof(prefix), i + 1, LEN);

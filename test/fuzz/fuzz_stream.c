@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 3 || size > FUZZ_STREAM_MAX ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
 		return 0;
-	stream_guest_attach(&fuzz_c, sv[0]);
+	link_attach(&fuzz_c, sv[0]);
 	for (i = 0; i < 4 && off < size - 2; i++) {
 		size_t len = i < 3 ? (data[i % 2] + 1) * (i + 1) : size;
 

@@ -25,7 +25,10 @@
 #                             timeout(1)) in QEMU_PID, killed by cleanup
 #   qemu_bg NAME SECS SOCK ARGS...
 #                             the guest attached to passt's UNIX socket SOCK
-#                             (-netdev stream, as libvirt does)
+#                             (-netdev stream, as libvirt does), or with
+#                             PASST_LINK=vhost-user, its rings handed to
+#                             passt over vhost-user on SOCK (its memory a
+#                             shared memfd, -netdev vhost-user)
 #   qemu_wait NAME            wait for the guest to power off; its console,
 #                             without CRs, in $WORK/NAME.out; returns QEMU's
 #                             exit status
@@ -38,6 +41,11 @@ QEMU=${QEMU:-qemu-system-x86_64}
 BIOS=()
 [ -f /usr/share/qemu/qboot.rom ] && BIOS=(-bios /usr/share/qemu/qboot.rom)
 
+# QEMU_LINK_ARGS: options before -netdev (vhost-user: shared memory, the
+# socket); QEMU_NIC_OPTS: the NIC's own beyond netdev and romfile
+QEMU_LINK_ARGS=()
+QEMU_NIC_OPTS=
+
 qemu_argv() {
 	local netdev=$1
 	shift
@@ -47,8 +55,8 @@ qemu_argv() {
 		-monitor none -no-reboot
 		-kernel "$KERNEL" -initrd "$INITRD"
 		-append "console=ttyS0 quiet panic=-1 $*"
-		-netdev "$netdev"
-		-device virtio-net-pci,netdev=n0,romfile=)
+		"${QEMU_LINK_ARGS[@]}" -netdev "$netdev"
+		-device "virtio-net-pci,netdev=n0,romfile=$QEMU_NIC_OPTS")
 }
 
 qemu_bg_cmd() {
@@ -63,7 +71,17 @@ qemu_bg_cmd() {
 qemu_bg() {
 	local name=$1 secs=$2 sock=$3
 	shift 3
-	qemu_argv "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" "$@"
+	if [ "${PASST_LINK:-stream}" = vhost-user ]; then
+		# Debian 12's QEMU 7.2 crashes under TCG on a vhost-user NIC
+		# with MSI-X: vectors=0 (legacy interrupts) avoids it
+		QEMU_LINK_ARGS=(-object memory-backend-memfd,id=mem,size=256M,share=on
+				-numa node,memdev=mem
+				-chardev "socket,id=c0,path=$sock")
+		QEMU_NIC_OPTS=,vectors=0
+		qemu_argv vhost-user,id=n0,chardev=c0 "$@"
+	else
+		qemu_argv "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" "$@"
+	fi
 	qemu_bg_cmd "$name" "$secs" "${QEMU_ARGV[@]}"
 }
 

@@ -1,0 +1,918 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vhost_user.c - link backend: passt on the guest's own virtio rings
+ *
+ * Theory of operation: with --vhost-user, the front-end (QEMU) connects to
+ * passt's socket (stream.c listens) and speaks the vhost-user protocol on
+ * it: we tell it the virtio-net features we take, it hands us the guest's
+ * memory (memfd regions, mapped here: virtq.c translates every address
+ * through them), the two rings of the device, and an eventfd per ring each
+ * way: kick (the guest made buffers available) and call (we used some).
+ * Frames then never cross that socket: the guest's transmit ring (1) holds
+ * its frames, its receive ring (0) the buffers we write ours into, each
+ * behind a virtio-net header (with num_buffers: mergeable receive
+ * buffers, VERSION_1's layout).
+ *
+ * Offloads: we offer the guest checksum and TCP segmentation offload both
+ * ways, as pasta's tap device has them: it may send us 64 KiB TCP frames
+ * with a partial checksum, and takes ours, whose header tells it the
+ * segment size. What it negotiated decides our side (link_caps_update()).
+ *
+ * A guest frame is copied into a receive slot (link.c) and its chain given
+ * back at once; ours are copied into the guest's buffers, and the chains
+ * published, with one notification, per batch. A ring that makes no sense
+ * (virtq.c) stops that ring until the front-end sets it up again; a chain
+ * that can't be taken is given back unused and counted.
+ *
+ * The front-end closing its socket (QEMU quits or restarts) ends the
+ * session: memory unmapped, eventfds closed, and passt waits for the next
+ * connection (stream.c), unless it was the only one (--one-off, --fd).
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+
+#include "ip.h"
+#include "link.h"
+#include "log.h"
+#include "passt.h"
+#include "pkt.h"
+#include "stream.h"
+#include "vhost_user.h"
+#include "virtq.h"
+
+#define VU_RX			0	/* ring of the guest's receive buffers */
+#define VU_TX			1	/* ring of the guest's frames */
+#define VU_QUEUES		2
+#define VU_HDR_LEN		sizeof(struct virtio_net_hdr_mrg_rxbuf)
+#define VU_PAYLOAD_MAX		4096	/* of a message: a memory table fits */
+
+/* Message flags */
+#define VU_VERSION		0x1
+#define VU_REPLY		0x4
+#define VU_NEED_REPLY		0x8
+
+/* Features: ours, and the protocol's own */
+#define VU_F_PROTOCOL_FEATURES	30
+#define VU_PROTOCOL_F_REPLY_ACK	3
+#define VU_FEATURES							\
+	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) |\
+	 (1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VU_F_PROTOCOL_FEATURES) |\
+	 (1ULL << VIRTIO_NET_F_CSUM) | (1ULL << VIRTIO_NET_F_GUEST_CSUM) | \
+	 (1ULL << VIRTIO_NET_F_GUEST_TSO4) |				\
+	 (1ULL << VIRTIO_NET_F_GUEST_TSO6) |				\
+	 (1ULL << VIRTIO_NET_F_HOST_TSO4) | (1ULL << VIRTIO_NET_F_HOST_TSO6))
+#define VU_PROTOCOL_FEATURES	(1ULL << VU_PROTOCOL_F_REPLY_ACK)
+
+/* Requests we take, the protocol's numbers */
+enum vu_request {
+	VU_GET_FEATURES = 1,
+	VU_SET_FEATURES = 2,
+	VU_SET_OWNER = 3,
+	VU_RESET_OWNER = 4,
+	VU_SET_MEM_TABLE = 5,
+	VU_SET_VRING_NUM = 8,
+	VU_SET_VRING_ADDR = 9,
+	VU_SET_VRING_BASE = 10,
+	VU_GET_VRING_BASE = 11,
+	VU_SET_VRING_KICK = 12,
+	VU_SET_VRING_CALL = 13,
+	VU_SET_VRING_ERR = 14,
+	VU_GET_PROTOCOL_FEATURES = 15,
+	VU_SET_PROTOCOL_FEATURES = 16,
+	VU_GET_QUEUE_NUM = 17,
+	VU_SET_VRING_ENABLE = 18,
+	VU_SEND_RARP = 19,
+	VU_NET_SET_MTU = 20,
+	VU_REQUESTS,
+};
+
+#define VU_VRING_NOFD		(1U << 8)	/* kick/call: no descriptor */
+#define VU_VRING_IDX_MASK	0xff
+
+/**
+ * struct vu_msg - a message: its header and, aligned, its payload (on the
+ *		   wire the payload follows the 12 bytes of header at once)
+ * @request:	enum vu_request
+ * @flags:	VU_VERSION, VU_REPLY, VU_NEED_REPLY
+ * @size:	payload length
+ * @payload:	what the request carries
+ */
+struct vu_msg {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+	union {
+		uint64_t u64;
+		struct {
+			uint32_t index;
+			uint32_t num;
+		} state;
+		struct {
+			uint32_t index;
+			uint32_t flags;
+			uint64_t desc;
+			uint64_t used;
+			uint64_t avail;
+			uint64_t log;
+		} addr;
+		struct {
+			uint32_t nregions;
+			uint32_t padding;
+			struct {
+				uint64_t gpa;
+				uint64_t size;
+				uint64_t uva;
+				uint64_t mmap_offset;
+			} r[VQ_MEM_REGIONS_MAX];
+		} mem;
+		uint8_t raw[VU_PAYLOAD_MAX];
+	} payload;
+};
+
+#define VU_MSG_HDR_LEN		(3 * sizeof(uint32_t))
+
+/**
+ * struct vu_queue - one ring of the device, and its eventfds
+ * @vq:		the ring in guest memory
+ * @num:	size the front-end set, for the ring's set-up
+ * @desc:	the front-end's address of the descriptor table, 0 if none
+ * @avail:	of the available ring
+ * @used:	of the used ring
+ * @kick:	eventfd the guest kicks, -1 if none
+ * @call:	eventfd we signal, -1 if none
+ * @enabled:	the front-end enabled the ring
+ * @started:	its kick eventfd came, and it is set up
+ */
+struct vu_queue {
+	struct virtq vq;
+	unsigned int num;
+	uint64_t desc;
+	uint64_t avail;
+	uint64_t used;
+	int kick;
+	int call;
+	bool enabled;
+	bool started;
+};
+
+/* The session with the front-end. Owner: this file. */
+static struct {
+	uint64_t features;
+	uint64_t protocol;
+	struct vq_mem mem;
+	struct vu_queue q[VU_QUEUES];
+} vu = { .q = { { .kick = -1, .call = -1 }, { .kick = -1, .call = -1 } } };
+
+static struct vu_msg vu_msg;
+static struct vq_elem vu_elem;
+static uint64_t vu_bad_chains, vu_no_buffers;
+static unsigned int vu_reads;	/* in this wake-up */
+
+/**
+ * vu_has() - did the guest take this feature?
+ * @bit:	feature bit
+ *
+ * Return: true if negotiated
+ */
+static bool vu_has(unsigned int bit)
+{
+	return vu.features & (1ULL << bit);
+}
+
+/**
+ * vu_ready() - may a ring carry frames?
+ * @q:		ring
+ *
+ * Return: true once it is set up, started and enabled
+ */
+static bool vu_ready(const struct vu_queue *q)
+{
+	return q->started && q->enabled && q->vq.desc;
+}
+
+/**
+ * vu_notify() - publish what we gave back, and signal if the guest wants it
+ * @q:		ring
+ */
+static void vu_notify(struct vu_queue *q)
+{
+	static const uint64_t one = 1;
+
+	vq_publish(&q->vq);
+	if (vq_notify_due(&q->vq) && q->call >= 0 &&
+	    write(q->call, &one, sizeof(one)) < 0)
+		debug("vhost-user: call eventfd: %s", strerror(errno));
+}
+
+/**
+ * vu_ring_stop() - stop a ring that makes no sense, until set up again
+ * @q:		ring
+ * @idx:	its index
+ */
+static void vu_ring_stop(struct vu_queue *q, unsigned int idx)
+{
+	err_ratelimit("vhost-user: ring %u is broken: stopped until the "
+		      "front-end sets it up again", idx);
+	q->started = false;
+}
+
+/**
+ * vu_caps() - what the guest negotiated to take from us
+ * @c:		execution context
+ *
+ * Return: checksum offload with GUEST_CSUM, segmentation with both TSOs
+ */
+static struct link_caps vu_caps(const struct ctx *c)
+{
+	(void)c;
+	return (struct link_caps){
+		.csum = vu_has(VIRTIO_NET_F_GUEST_CSUM),
+		.tso = vu_has(VIRTIO_NET_F_GUEST_CSUM) &&
+		       vu_has(VIRTIO_NET_F_GUEST_TSO4) &&
+		       vu_has(VIRTIO_NET_F_GUEST_TSO6),
+	};
+}
+
+/**
+ * vu_copy_out() - gather a chain's readable buffers into one
+ * @e:		element
+ * @hdr:	virtio-net header, set
+ * @buf:	frame, set
+ * @size:	room in @buf
+ *
+ * Return: frame length, -1 if the chain is shorter than a header or its
+ *	   frame longer than @size
+ */
+static ssize_t vu_copy_out(const struct vq_elem *e,
+			   struct virtio_net_hdr_mrg_rxbuf *hdr,
+			   uint8_t *buf, size_t size)
+{
+	size_t off = 0, len = 0;
+	unsigned int i;
+
+	for (i = 0; i < e->n_out; i++) {
+		const uint8_t *p = e->out[i].iov_base;
+		size_t n = e->out[i].iov_len, h = 0;
+
+		if (off < VU_HDR_LEN) {
+			h = MIN(n, VU_HDR_LEN - off);
+			memcpy((uint8_t *)hdr + off, p, h);
+			off += h;
+		}
+		if (n - h > size - len)
+			return -1;
+		memcpy(buf + len, p + h, n - h);
+		len += n - h;
+	}
+	return off < VU_HDR_LEN ? -1 : (ssize_t)len;
+}
+
+/**
+ * vu_recv() - take the guest's frames from its transmit ring
+ * @c:		execution context
+ * @events:	epoll events (of the kick eventfd)
+ * @rx:		frames, set
+ * @first:	first receive slot
+ * @max:	at most this many
+ *
+ * Return: frames taken, fewer than @max once none is left this wake-up
+ */
+static unsigned int vu_recv(struct ctx *c, uint32_t events,
+			    struct link_rx *rx, unsigned int first,
+			    unsigned int max)
+{
+	struct vu_queue *q = &vu.q[VU_TX];
+	unsigned int n = 0, given = 0;
+
+	(void)c;
+	(void)events;
+	while (vu_ready(q) && n < max && vu_reads < LINK_READS_MAX) {
+		uint8_t *buf = link_rx_slot(first + n) + FRAME_PAD;
+		struct virtio_net_hdr_mrg_rxbuf hdr;
+		int ret = vq_pop(&q->vq, &vu.mem, &vu_elem);
+		ssize_t len;
+
+		if (ret == VQ_BROKEN) {
+			vu_ring_stop(q, VU_TX);
+			break;
+		}
+		if (!ret) {
+			vq_kicks_wanted(&q->vq);
+			if (vq_empty(&q->vq))
+				break;
+			continue;
+		}
+		vu_reads++;
+		given++;
+		if (ret == VQ_BAD_CHAIN) {
+			vu_bad_chains++;
+			vq_push(&q->vq, vu_elem.head, 0);
+			continue;
+		}
+		len = vu_copy_out(&vu_elem, &hdr, buf,
+				  FRAME_BUF_SIZE - FRAME_PAD);
+		vq_push(&q->vq, vu_elem.head, 0);
+		if (len < 0) {
+			pkt_drop(DROP_ETH_SHORT);
+			continue;
+		}
+		if (!link_vnet_gso_ok(&hdr.hdr, vu_has(VIRTIO_NET_F_HOST_TSO4) ||
+					       vu_has(VIRTIO_NET_F_HOST_TSO6))) {
+			pkt_drop(DROP_TAP_GSO);
+			continue;
+		}
+		rx[n++] = (struct link_rx){ buf, len,
+					    hdr.hdr.gso_type ?
+					    hdr.hdr.gso_size : 0 };
+	}
+	if (given)
+		vu_notify(q);
+	if (n < max)
+		vu_reads = 0;
+	return n;
+}
+
+/**
+ * vu_copy_in() - write part of a frame into a chain's writable buffers
+ * @e:		element
+ * @skip:	bytes of its buffers already written
+ * @data:	what to write
+ * @len:	its length
+ *
+ * Return: bytes written, less than @len if the chain is full
+ */
+static size_t vu_copy_in(const struct vq_elem *e, size_t skip,
+			 const uint8_t *data, size_t len)
+{
+	size_t done = 0;
+	unsigned int i;
+
+	for (i = 0; i < e->n_in && done < len; i++) {
+		size_t n = e->in[i].iov_len;
+
+		if (skip >= n) {
+			skip -= n;
+			continue;
+		}
+		n = MIN(n - skip, len - done);
+		memcpy((uint8_t *)e->in[i].iov_base + skip, data + done, n);
+		done += n;
+		skip = 0;
+	}
+	return done;
+}
+
+/**
+ * vu_send_frame() - write one frame into the guest's receive buffers
+ * @q:		receive ring, ready
+ * @f:		frame
+ *
+ * The header goes first, in the first chain; with mergeable buffers the
+ * frame continues in as many chains as it needs, and the header says how
+ * many. Without enough buffers, the chains taken are put back.
+ *
+ * Return: 0 on success, -1 if the guest has no room for it now
+ */
+static int vu_send_frame(struct vu_queue *q, const struct link_frame *f)
+{
+	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 0 };
+	uint16_t start = q->vq.last_avail, heads = q->vq.used_idx;
+	size_t done = 0, len = f->iov.iov_len;
+	const uint8_t *data = f->iov.iov_base;
+	uint8_t *hdr_at = NULL;
+
+	link_vnet_hdr_fill(&hdr.hdr, f);
+	while (done < len || !hdr_at) {
+		int ret = vq_pop(&q->vq, &vu.mem, &vu_elem);
+		size_t skip = 0, n;
+
+		if (ret == VQ_BAD_CHAIN) {
+			vu_bad_chains++;
+			vq_push(&q->vq, vu_elem.head, 0);
+			continue;
+		}
+		if (ret != 1 || (hdr_at && !vu_has(VIRTIO_NET_F_MRG_RXBUF)) ||
+		    (!hdr_at && (!vu_elem.n_in ||
+				 vu_elem.in[0].iov_len < VU_HDR_LEN))) {
+			q->vq.last_avail = start;	/* put back */
+			q->vq.used_idx = heads;
+			if (ret == VQ_BROKEN)
+				vu_ring_stop(q, VU_RX);
+			return -1;
+		}
+		if (!hdr_at) {
+			hdr_at = vu_elem.in[0].iov_base;
+			skip = VU_HDR_LEN;
+		}
+		n = vu_copy_in(&vu_elem, skip, data + done, len - done);
+		done += n;
+		hdr.num_buffers++;
+		vq_push(&q->vq, vu_elem.head, skip + n);
+	}
+	memcpy(hdr_at, &hdr, VU_HDR_LEN);
+	return 0;
+}
+
+/**
+ * vu_send() - write frames into the guest's receive ring
+ * @c:		execution context
+ * @f:		frames
+ * @n:		how many
+ *
+ * Return: frames written: without buffers the rest is dropped, like a
+ *	   full queue
+ */
+static int vu_send(struct ctx *c, const struct link_frame *f, unsigned int n)
+{
+	struct vu_queue *q = &vu.q[VU_RX];
+	unsigned int i;
+
+	(void)c;
+	if (!vu_ready(q))
+		return 0;
+	for (i = 0; i < n && !vu_send_frame(q, &f[i]); i++)
+		;
+	if (i < n) {
+		vu_no_buffers += n - i;
+		vq_kicks_wanted(&q->vq);
+	}
+	if (i)
+		vu_notify(q);
+	return i;
+}
+
+/**
+ * vu_mem_unmap() - forget the guest's memory
+ */
+static void vu_mem_unmap(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < vu.mem.n; i++)
+		munmap(vu.mem.r[i].map, vu.mem.r[i].map_len);
+	vu.mem.n = 0;
+}
+
+/**
+ * vu_queue_reset() - a ring back to nothing, its eventfds closed
+ * @c:		execution context
+ * @q:		ring
+ */
+static void vu_queue_reset(struct ctx *c, struct vu_queue *q)
+{
+	if (q->kick >= 0) {
+		epoll_ref_del(c, q->kick);
+		close(q->kick);
+	}
+	if (q->call >= 0)
+		close(q->call);
+	memset(q, 0, sizeof(*q));
+	q->kick = q->call = -1;
+}
+
+/**
+ * vu_reset() - end the session's state: rings, memory, features
+ * @c:		execution context
+ */
+static void vu_reset(struct ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < VU_QUEUES; i++)
+		vu_queue_reset(c, &vu.q[i]);
+	vu_mem_unmap();
+	vu.features = vu.protocol = 0;
+}
+
+/**
+ * vu_ring_setup() - find a ring in guest memory, from what the front-end
+ *		     said
+ * @q:		ring
+ *
+ * Return: 0 on success, or if its addresses aren't there yet; -1 if they
+ *	   are wrong
+ */
+static int vu_ring_setup(struct vu_queue *q)
+{
+	q->vq.desc = NULL;
+	if (!q->desc)
+		return 0;
+	q->vq.event_idx = vu_has(VIRTIO_RING_F_EVENT_IDX);
+	return vq_setup(&q->vq, &vu.mem, q->num, q->desc, q->avail, q->used) ?
+	       -1 : 0;
+}
+
+/**
+ * vu_queue_of() - the ring a message names
+ * @index:	ring index from the message
+ *
+ * Return: ring, NULL if there's no such ring
+ */
+static struct vu_queue *vu_queue_of(uint32_t index)
+{
+	return index < VU_QUEUES ? &vu.q[index] : NULL;
+}
+
+/**
+ * vu_mem_table() - SET_MEM_TABLE: map the guest's memory regions
+ * @m:		message
+ * @fds:	one descriptor per region
+ * @nfds:	how many came
+ *
+ * Rings already set up are found again in the new memory.
+ *
+ * Return: 0 on success, -1 if the table is wrong or can't be mapped
+ */
+static int vu_mem_table(const struct vu_msg *m, const int *fds,
+			unsigned int nfds)
+{
+	unsigned int i, n = m->payload.mem.nregions;
+	int ret = 0;
+
+	if (!n || n > VQ_MEM_REGIONS_MAX || n != nfds ||
+	    m->size < 8 + n * sizeof(m->payload.mem.r[0]))
+		return -1;
+	vu_mem_unmap();
+	for (i = 0; i < n; i++) {
+		const typeof(m->payload.mem.r[0]) *w = &m->payload.mem.r[i];
+		struct vq_region *r = &vu.mem.r[i];
+		size_t len = w->size + w->mmap_offset;
+		void *p;
+
+		if (!w->size || len < w->size || len > SIZE_MAX / 2) {
+			ret = -1;
+			break;
+		}
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_NORESERVE, fds[i], 0);
+		if (p == MAP_FAILED) {
+			err("vhost-user: can't map guest memory: %s",
+			    strerror(errno));
+			ret = -1;
+			break;
+		}
+		*r = (struct vq_region){ w->gpa, w->size, w->uva,
+					 (uint8_t *)p + w->mmap_offset, p,
+					 len };
+		vu.mem.n++;
+	}
+	for (i = 0; i < VU_QUEUES; i++)
+		ret |= vu_ring_setup(&vu.q[i]);
+	return ret;
+}
+
+/**
+ * vu_vring_fd() - SET_VRING_KICK or SET_VRING_CALL: a ring's eventfd
+ * @c:		execution context
+ * @m:		message
+ * @fds:	descriptors that came with it: the one taken is set to -1
+ * @nfds:	how many
+ *
+ * A kick eventfd starts the ring (and enables it, without the protocol
+ * features, which otherwise do that with SET_VRING_ENABLE).
+ *
+ * Return: 0 on success, -1 if the ring or the descriptor is wrong
+ */
+static int vu_vring_fd(struct ctx *c, const struct vu_msg *m, int *fds,
+		       unsigned int nfds)
+{
+	struct vu_queue *q = vu_queue_of(m->payload.u64 & VU_VRING_IDX_MASK);
+	bool nofd = m->payload.u64 & VU_VRING_NOFD;
+	int fd = nofd || nfds != 1 ? -1 : fds[0], *slot;
+
+	if (!q || (!nofd && fd < 0))
+		return -1;
+	slot = m->request == VU_SET_VRING_KICK ? &q->kick : &q->call;
+	if (*slot >= 0) {
+		if (slot == &q->kick)
+			epoll_ref_del(c, *slot);
+		close(*slot);
+	}
+	*slot = fd;
+	if (fd >= 0)
+		fds[0] = -1;
+	if (slot != &q->kick)
+		return 0;
+	q->started = fd >= 0;
+	if (!vu_has(VU_F_PROTOCOL_FEATURES))
+		q->enabled = true;
+	if (fd >= 0)
+		epoll_ref_add(c, fd, EPOLL_TYPE_VHOST_KICK, q - vu.q, EPOLLIN);
+	return 0;
+}
+
+/**
+ * vu_vring_state() - the messages on a ring's size, base and enabling
+ * @m:		message: GET_VRING_BASE gets its reply in it
+ *
+ * Return: 1 to reply with @m, 0 on success, -1 if the ring or value is
+ *	   wrong
+ */
+static int vu_vring_state(struct vu_msg *m)
+{
+	struct vu_queue *q = vu_queue_of(m->payload.state.index);
+	uint32_t num = m->payload.state.num;
+
+	if (!q)
+		return -1;
+	switch (m->request) {
+	case VU_SET_VRING_NUM:
+		if (!num || num > VQ_SIZE_MAX || (num & (num - 1)))
+			return -1;
+		q->num = num;
+		return 0;
+	case VU_SET_VRING_BASE:
+		q->vq.last_avail = q->vq.used_idx = q->vq.signalled = num;
+		return 0;
+	case VU_GET_VRING_BASE:
+		q->started = false;	/* the front-end stops the ring */
+		m->payload.state.num = q->vq.last_avail;
+		m->size = sizeof(m->payload.state);
+		return 1;
+	default:
+		q->enabled = num;
+		return 0;
+	}
+}
+
+/**
+ * vu_vring_addr() - SET_VRING_ADDR: where a ring is
+ * @m:		message
+ *
+ * Return: 0 on success, -1 if the ring or its addresses are wrong
+ */
+static int vu_vring_addr(const struct vu_msg *m)
+{
+	struct vu_queue *q = vu_queue_of(m->payload.addr.index);
+
+	if (!q || m->size < sizeof(m->payload.addr))
+		return -1;
+	q->desc = m->payload.addr.desc;
+	q->avail = m->payload.addr.avail;
+	q->used = m->payload.addr.used;
+	return vu_ring_setup(q);
+}
+
+/**
+ * vu_features() - GET_FEATURES, SET_FEATURES and their protocol twins
+ * @c:		execution context
+ * @m:		message, a reply in it for the GET_ ones
+ *
+ * Return: 1 to reply with @m, 0 on success, -1 for features we didn't offer
+ */
+static int vu_features(const struct ctx *c, struct vu_msg *m)
+{
+	unsigned int i;
+
+	switch (m->request) {
+	case VU_GET_FEATURES:
+	case VU_GET_PROTOCOL_FEATURES:
+		m->payload.u64 = m->request == VU_GET_FEATURES ?
+				 VU_FEATURES : VU_PROTOCOL_FEATURES;
+		m->size = sizeof(m->payload.u64);
+		return 1;
+	case VU_SET_PROTOCOL_FEATURES:
+		if (m->payload.u64 & ~VU_PROTOCOL_FEATURES)
+			return -1;
+		vu.protocol = m->payload.u64;
+		return 0;
+	default:
+		if (m->payload.u64 & ~VU_FEATURES)
+			return -1;
+		vu.features = m->payload.u64;
+		for (i = 0; i < VU_QUEUES; i++)
+			vu.q[i].vq.event_idx = vu_has(VIRTIO_RING_F_EVENT_IDX);
+		link_caps_update(c);
+		return 0;
+	}
+}
+
+/**
+ * vu_handle() - act on one message
+ * @c:		execution context
+ * @m:		message, a reply in it where one is due
+ * @fds:	descriptors that came with it, -1 for those kept
+ * @nfds:	how many
+ *
+ * Return: 1 to reply with @m, 0 on success, -1 on failure
+ */
+static int vu_handle(struct ctx *c, struct vu_msg *m, int *fds,
+		     unsigned int nfds)
+{
+	switch (m->request) {
+	case VU_GET_FEATURES:
+	case VU_SET_FEATURES:
+	case VU_GET_PROTOCOL_FEATURES:
+	case VU_SET_PROTOCOL_FEATURES:
+		return vu_features(c, m);
+	case VU_SET_MEM_TABLE:
+		return vu_mem_table(m, fds, nfds);
+	case VU_SET_VRING_NUM:
+	case VU_SET_VRING_BASE:
+	case VU_GET_VRING_BASE:
+	case VU_SET_VRING_ENABLE:
+		return vu_vring_state(m);
+	case VU_SET_VRING_ADDR:
+		return vu_vring_addr(m);
+	case VU_SET_VRING_KICK:
+	case VU_SET_VRING_CALL:
+		return vu_vring_fd(c, m, fds, nfds);
+	case VU_GET_QUEUE_NUM:
+		m->payload.u64 = 1;	/* one pair */
+		m->size = sizeof(m->payload.u64);
+		return 1;
+	case VU_RESET_OWNER:
+		vu_reset(c);
+		return 0;
+	case VU_SET_OWNER:
+	case VU_SET_VRING_ERR:	/* we report no ring errors */
+	case VU_SEND_RARP:	/* the guest announces itself */
+	case VU_NET_SET_MTU:
+		return 0;
+	default:
+		debug("vhost-user: request %u not supported", m->request);
+		return -1;
+	}
+}
+
+/**
+ * vu_read() - read one message and its descriptors
+ * @fd:		the front-end's socket
+ * @m:		message, set
+ * @fds:	descriptors, set
+ * @nfds:	how many, set
+ *
+ * Return: 1 for a message, 0 if none is there, -1 if the front-end is gone
+ *	   or broke the protocol
+ */
+static int vu_read(int fd, struct vu_msg *m, int *fds, unsigned int *nfds)
+{
+	char cbuf[CMSG_SPACE(VQ_MEM_REGIONS_MAX * sizeof(int))];
+	struct iovec iov = { m, VU_MSG_HDR_LEN };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*nfds = 0;
+	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&mh); n > 0 && cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS) {
+			*nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			memcpy(fds, CMSG_DATA(cm), *nfds * sizeof(int));
+		}
+	}
+	if (n != (ssize_t)VU_MSG_HDR_LEN || (mh.msg_flags & MSG_CTRUNC) ||
+	    (m->flags & 0x3) != VU_VERSION ||
+	    m->size > sizeof(m->payload))
+		return -1;
+	/* The payload follows at once: SO_RCVTIMEO bounds the wait */
+	if (m->size && recv(fd, &m->payload, m->size, MSG_WAITALL) !=
+	    (ssize_t)m->size)
+		return -1;
+	return 1;
+}
+
+/**
+ * vu_reply() - send a reply, or the ack the front-end asked for
+ * @fd:		the front-end's socket
+ * @m:		message: its payload for a reply, the request otherwise
+ * @ret:	what vu_handle() said
+ */
+static void vu_reply(int fd, struct vu_msg *m, int ret)
+{
+	if (ret != 1) {
+		if (!(m->flags & VU_NEED_REPLY) ||
+		    !(vu.protocol & (1ULL << VU_PROTOCOL_F_REPLY_ACK)))
+			return;
+		m->payload.u64 = ret ? 1 : 0;
+		m->size = sizeof(m->payload.u64);
+	}
+	m->flags = VU_VERSION | VU_REPLY;
+	if (sendmsg(fd, &(struct msghdr){ .msg_iov = (struct iovec[]){
+			{ m, VU_MSG_HDR_LEN }, { &m->payload, m->size } },
+			.msg_iovlen = 2 }, MSG_NOSIGNAL) < 0)
+		debug("vhost-user: reply: %s", strerror(errno));
+}
+
+/**
+ * vu_sock_handler() - a message from the front-end, or its end
+ * @c:		execution context
+ * @events:	epoll events of its socket
+ */
+void vu_sock_handler(struct ctx *c, uint32_t events)
+{
+	int fds[VQ_MEM_REGIONS_MAX], ret;
+	unsigned int nfds, i;
+
+	if (link_guest_lost())
+		return;
+	ret = vu_read(c->fd_tap, &vu_msg, fds, &nfds);
+	if (ret > 0) {
+		int done = vu_handle(c, &vu_msg, fds, nfds);
+
+		if (done < 0)
+			debug("vhost-user: request %u refused",
+			      vu_msg.request);
+		vu_reply(c->fd_tap, &vu_msg, done);
+	}
+	/* mmap() keeps the memory: only the rings' eventfds are kept */
+	for (i = 0; i < nfds; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	if (ret < 0 || (!ret && (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)))) {
+		info("vhost-user: front-end gone");
+		link_guest_gone();
+	}
+}
+
+/**
+ * vu_kick_handler() - the guest kicked a ring
+ * @c:		execution context
+ * @idx:	ring index
+ *
+ * Return: true if the transmit ring has frames to take (the caller runs
+ *	   the input layer), false for the receive ring: new buffers, which
+ *	   the next frames to the guest use
+ */
+bool vu_kick_handler(struct ctx *c, uint32_t idx)
+{
+	struct vu_queue *q = vu_queue_of(idx);
+	uint64_t kicks;
+
+	(void)c;
+	if (!q || q->kick < 0)
+		return false;
+	if (read(q->kick, &kicks, sizeof(kicks)) < 0 && errno != EAGAIN)
+		debug("vhost-user: kick eventfd: %s", strerror(errno));
+	return idx == VU_TX;
+}
+
+/**
+ * vu_attach() - a front-end connected: start a session
+ * @c:		execution context
+ * @fd:		its socket
+ */
+static void vu_attach(struct ctx *c, int fd)
+{
+	struct timeval tv = { .tv_sec = 1 };
+
+	/* A message's payload follows its header at once: bound the wait */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	vu_reset(c);
+	c->fd_tap = fd;
+	epoll_ref_add(c, fd, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
+	info("vhost-user: front-end connected");
+}
+
+/**
+ * vu_detach() - end the session: the front-end is gone
+ * @c:		execution context
+ */
+static void vu_detach(struct ctx *c)
+{
+	vu_reset(c);
+	link_caps_update(c);
+	stream_guest_close(c);
+}
+
+/**
+ * vu_stats() - log the rings' own counters
+ */
+void vu_stats(void)
+{
+	info("vhost-user: chains refused %llu, frames without guest buffers "
+	     "%llu", (unsigned long long)vu_bad_chains,
+	     (unsigned long long)vu_no_buffers);
+}
+
+/**
+ * vu_print_capabilities() - what libvirt asks a vhost-user back-end, and exit
+ */
+void vu_print_capabilities(void)
+{
+	printf("{\n  \"type\": \"net\"\n}\n");
+	exit(EXIT_SUCCESS);
+}
+
+const struct link_ops vu_link = {
+	.name = "vhost-user",
+	.caps = vu_caps,
+	.recv = vu_recv,
+	.send = vu_send,
+	.detach = vu_detach,
+	.attach = vu_attach,
+};
