@@ -66,10 +66,14 @@ test/delayline: test/delayline.c test/tool_lib.h
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/delayline.c -lm
 
 # Connection rate and ping-pong latency, for test/bench-conn.sh
+test/no_ipv6: test/no_ipv6.c
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/no_ipv6.c
+
 test/tcprr: test/tcprr.c test/tool_lib.h
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -pthread -o $@ test/tcprr.c
 
-TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/san/pasta
+TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/no_ipv6 \
+	    test/san/pasta
 
 # libFuzzer targets (clang): one frame, passt's stream, DHCP/DHCPv6/NDP,
 # forwarding rules (specs and the control protocol's form)

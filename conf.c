@@ -1050,8 +1050,9 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
  *
  * passt forwards nothing by default; pasta follows the ports the other
  * side listens on ("auto"), both ways, unless an option of that direction
- * and protocol says otherwise, as upstream does. --no-tcp and --no-udp
- * drop that protocol's rules.
+ * and protocol says otherwise, as upstream does, or, for -T and -U,
+ * --no-map-gw (unlike upstream, which still splices). --no-tcp and
+ * --no-udp drop that protocol's rules.
  */
 static void conf_fwd_defaults(struct ctx *c)
 {
@@ -1065,7 +1066,12 @@ static void conf_fwd_defaults(struct ctx *c)
 			unsigned int opts = FWD_SPEC_AUTO |
 				(pif == FWD_OUT ? FWD_SPEC_LOOPBACK : 0);
 
-			if (c->mode == MODE_PASTA && !conf_fwd_given[pif][p])
+			/* --no-map-gw, rootlesskit's --disable-host-loopback:
+			 * no way to the host's loopback, spliced ones neither
+			 * (rootlesskit issue 612)
+			 */
+			if (c->mode == MODE_PASTA && !conf_fwd_given[pif][p] &&
+			    !(pif == FWD_OUT && c->no_map_gw))
 				fwd_spec_parse(t, protos[p], "auto", opts,
 					       fwd_ephemeral(), NULL, 0);
 		}
@@ -1077,6 +1083,34 @@ static void conf_fwd_defaults(struct ctx *c)
 		}
 		t->n = n;
 	}
+}
+
+/**
+ * conf_ip6_probe() - turn IPv6 off if the host can't open its sockets
+ * @c:		execution context, options read
+ *
+ * As upstream: a kernel without IPv6 (ipv6.disable=1), or a sandbox that
+ * refuses its sockets, leaves IPv4 alone, and -6 then has nothing to run
+ * on. Otherwise the namespace got IPv6 addresses and routes that reach
+ * nothing.
+ */
+static void conf_ip6_probe(struct ctx *c)
+{
+	int s;
+
+	if (c->net.ip6_off)
+		return;
+	s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s >= 0) {
+		close(s);
+		return;
+	}
+	if (errno != EAFNOSUPPORT)
+		return;
+	if (c->net.ip4_off)
+		die("IPv6 not available but --ipv6-only given");
+	info("IPv6 not supported, disabling");
+	c->net.ip6_off = true;
 }
 
 /**
@@ -1269,6 +1303,7 @@ void conf(struct ctx *c, int argc, char **argv)
 			die("Unexpected argument: %s", argv[optind]);
 		c->cmd = argv + optind;		/* after "--" */
 	}
+	conf_ip6_probe(c);
 	conf_fwd_family(c);
 	conf_check(c);
 	conf_host_defaults(c);

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
-plan $((1 + 4 * NFAM))
+plan $((4 + 4 * NFAM))
 
 PORT=8000
 want=$(docs_random f.bin 1M)
@@ -61,4 +61,29 @@ for fam in $FAMILIES; do
 		"pasta -$FAM: 1 MiB from $SRV_URL:$PORT/ over IPv$FAM, sha256 matches" ||
 		{ diag "exit status $rc"; diag_file "$WORK/only$FAM.err"; }
 done
+
+# A host whose kernel has no IPv6 (test/no_ipv6: socket(AF_INET6) fails):
+# pasta turns IPv6 off by itself, as upstream; -6 has nothing to run on
+if [ "$PASTA_DIRECT" = 1 ] || [ ! -x "$TOPDIR/test/no_ipv6" ]; then
+	not_run 3 "no IPv6 on the host (PASTA_DIRECT=1, or no test/no_ipv6)"
+	done_testing
+fi
+use_family 4
+serve_fam "$PORT" "$DOCS"
+D=$WORK/u/no6; mkdir -m 0777 "$D"
+printf '#!/bin/sh\nexec %s %s "$@"\n' "$TOPDIR/test/no_ipv6" "$PASTA" \
+	>"$WORK/no6-pasta"
+chmod 755 "$WORK/no6-pasta"
+PASTA=$WORK/no6-pasta pasta_run no6 60 -- sh -c '
+	ip -o -6 addr show scope global >"$1/addr" 2>&1
+	curl -sS --fail --max-time 30 -o "$1/f.bin" "$2"' - "$D" "$SRV_URL:$PORT/f.bin"
+[ -z "$(cat "$D/addr" 2>/dev/null)" ] && [ -e "$D/addr" ] &&
+	[ "$(sha "$D/f.bin" 2>/dev/null)" = "$want" ] &&
+	grep -q "IPv6 not supported, disabling" "$WORK/no6.err"
+ok $? "no IPv6 on the host: pasta says so, turns it off (no IPv6 address in the namespace), IPv4 works" ||
+	diag_file "$WORK/no6.err"
+out=$(as_user_h 20 "$TOPDIR/test/no_ipv6" "$PASTA" -6 -f -- true 2>&1)
+rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "IPv6 not available but --ipv6-only given"
+ok $? "no IPv6 on the host: pasta -6 exits 1 with upstream's message (exit $rc)" || diag "$out"
 done_testing
