@@ -71,6 +71,7 @@ enum {
 	OPT_NO_FOLLOW_HOST,
 	OPT_VHOST_USER,
 	OPT_PRINT_CAPABILITIES,
+	OPT_HOST_LO_TO_NS_LO,
 };
 
 /* Options that only set a flag */
@@ -90,6 +91,7 @@ static const struct {
 	{ OPT_NETNS_ONLY,	offsetof(struct ctx, netns_only) },
 	{ OPT_NO_NETNS_QUIT,	offsetof(struct ctx, no_netns_quit) },
 	{ OPT_NO_SPLICE,	offsetof(struct ctx, no_splice) },
+	{ OPT_HOST_LO_TO_NS_LO,	offsetof(struct ctx, host_lo_to_ns_lo) },
 	{ OPT_NO_FOLLOW_HOST,	offsetof(struct ctx, no_follow_host) },
 	{ OPT_CONFIG_NET,	offsetof(struct ctx, config_net) },
 	{ 'f',			offsetof(struct ctx, foreground) },
@@ -167,7 +169,7 @@ static const struct option conf_opts[] = {
 	{ "no-ra",	no_argument,		NULL, OPT_NO_RA },
 	{ "freebind",	no_argument,		NULL, OPT_FREEBIND },
 	{ "no-splice",	no_argument,		NULL, OPT_NO_SPLICE },
-	{ "host-lo-to-ns-lo", no_argument,	NULL, OPT_NO_OP },
+	{ "host-lo-to-ns-lo", no_argument,	NULL, OPT_HOST_LO_TO_NS_LO },
 	{ "no-copy-routes", no_argument,	NULL, OPT_NO_OP },
 	{ "no-copy-addrs", no_argument,		NULL, OPT_NO_OP },
 	{ 0 },
@@ -254,7 +256,9 @@ static void usage(const char *name, FILE *f, int status)
 		"  -U, --udp-ns SPEC      same for UDP\n"
 		"      --no-splice        host loopback clients of -t and -u ports\n"
 		"                         through the tap, from the gateway, not\n"
-		"                         spliced to the namespace's loopback\n"
+		"                         spliced to the namespace's address\n"
+		"      --host-lo-to-ns-lo clients of the host's loopback addresses\n"
+		"                         reach the same ones in the namespace\n"
 		"passt only:\n"
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
@@ -265,8 +269,8 @@ static void usage(const char *name, FILE *f, int status)
 		"                         what vhost-user back-ends tell libvirt\n"
 		"      --no-dhcp-dns, --no-dhcp-search\n"
 		"                         hand out no name servers, no search list\n"
-		"Accepted, and what we do anyway: --host-lo-to-ns-lo,\n"
-		"  --no-copy-routes, --no-copy-addrs\n"
+		"Accepted, and what we do anyway: --no-copy-routes,\n"
+		"  --no-copy-addrs\n"
 		"      --version          print the version\n"
 		"  -h, --help             this text\n",
 		name, MTU_MIN, MTU_MAX, MTU_DEFAULT);
@@ -1155,6 +1159,10 @@ static void conf_check(const struct ctx *c)
 		conf_for_mode(c, MODE_PASST, "-1");
 	if (c->vhost_user)
 		conf_for_mode(c, MODE_PASST, "--vhost-user");
+	if (c->host_lo_to_ns_lo)
+		conf_for_mode(c, MODE_PASTA, "--host-lo-to-ns-lo");
+	if (c->host_lo_to_ns_lo && c->no_splice)
+		die("--host-lo-to-ns-lo is incompatible with --no-splice");
 	if (c->config_net)
 		conf_for_mode(c, MODE_PASTA, "--config-net");
 	if (c->cmd && (c->netns_path[0] || c->target_pid))

@@ -490,16 +490,12 @@ static int flow_sock(int idx)
 static bool flow_uses_gone(int idx, const union inany_addr *host, int n_host,
 			   const union inany_addr *guest, int n_guest)
 {
-	union sockaddr_inany sa;
-	socklen_t sl = sizeof(sa);
 	union inany_addr local;
 	int s = flow_sock(idx);
-	uint16_t port;
 
 	if (inany_in(&flowtab[idx].f.key.gaddr, guest, n_guest))
 		return true;
-	if (!n_host || s < 0 || getsockname(s, &sa.sa, &sl) ||
-	    inany_from_sockaddr(&local, &port, &sa))
+	if (!n_host || s < 0 || inany_sock_local(s, &local))
 		return false;
 	return inany_in(&local, host, n_host);
 }

@@ -168,6 +168,22 @@ static enum epoll_type fwd_ev_type(enum fwd_pif pif, int p)
 }
 
 /**
+ * fwd_pktinfo_on() - have a UDP port's socket tell each datagram's
+ *		      destination
+ * @s:		socket
+ *
+ * udp.c splices and answers by it: a client of 127.0.0.2 hears from
+ * 127.0.0.2, an mDNS query to 224.0.0.251 reaches the guest's group.
+ */
+static void fwd_pktinfo_on(int s)
+{
+	int one = 1;
+
+	setsockopt(s, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	setsockopt(s, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
+}
+
+/**
  * fwd_listen_one() - open and register one socket of a forwarded port
  * @c:		execution context
  * @addr:	address to bind to, NULL for every address
@@ -189,6 +205,8 @@ static int fwd_listen_one(struct ctx *c, const union inany_addr *addr,
 	if (idx == FWD_LISTENERS_MAX)
 		return -EMFILE;
 	s = ip_sock_bind(c, type, addr, r->ifname, port);
+	if (s >= 0 && type == SOCK_DGRAM)
+		fwd_pktinfo_on(s);
 	if (s >= 0 && type == SOCK_STREAM && listen(s, SOMAXCONN)) {
 		int ret = -errno;
 

@@ -78,3 +78,21 @@ int inany_from_sockaddr(union inany_addr *a, uint16_t *port,
 	}
 	return -EAFNOSUPPORT;
 }
+
+/**
+ * inany_sock_local() - the local address of a socket
+ * @s:		socket
+ * @a:		address, set on success
+ *
+ * Return: 0 on success, -1 if it has none we know
+ */
+int inany_sock_local(int s, union inany_addr *a)
+{
+	union sockaddr_inany sa;
+	socklen_t sl = sizeof(sa);
+	uint16_t port;
+
+	if (getsockname(s, &sa.sa, &sl) || inany_from_sockaddr(a, &port, &sa))
+		return -1;
+	return 0;
+}

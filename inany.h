@@ -197,6 +197,7 @@ const char *inany_ntop(const union inany_addr *a, char *buf, size_t len);
 socklen_t sockaddr_from_inany(union sockaddr_inany *sa,
 			      const union inany_addr *a, uint16_t port,
 			      uint32_t scope_id);
+int inany_sock_local(int s, union inany_addr *a);
 int inany_from_sockaddr(union inany_addr *a, uint16_t *port,
 			const union sockaddr_inany *sa);
 

@@ -206,6 +206,7 @@ struct ctx {
 	bool netns_only;		/* don't join the userns with --netns */
 	bool no_netns_quit;		/* stay when the namespace goes */
 	bool no_splice;			/* host loopback clients via the tap */
+	bool host_lo_to_ns_lo;		/* ...to the loopback they used */
 	char userns_path[PATH_MAX];
 	pid_t target_pid;
 	char **cmd;

@@ -2,13 +2,16 @@
 /* splice.c - pasta's socket-to-socket TCP relay, loopback to loopback
  *
  * Theory of operation: a connection accepted on a -T port inside the
- * namespace goes to the host's loopback, on the port the rule names; one
- * from the host's loopback to a -t port goes to the namespace's loopback
- * (unless --no-splice), from a socket opened inside the namespace. Neither
- * sees frames or the tap: the two sockets are joined by two pipes, one per
- * direction, and the kernel moves the data with splice(2), socket to pipe,
- * pipe to socket, without it ever reaching our memory. The other side sees
- * the connection come from its own loopback, as with upstream.
+ * namespace goes to the same loopback address of the host, on the port the
+ * rule names. One from the host's loopback to a -t port goes, as upstream
+ * (2026), to the namespace's own address, so that what listens on the
+ * namespace's loopback alone stays private; with --host-lo-to-ns-lo, a
+ * client of a loopback address reaches that address in the namespace
+ * instead (splice_inbound()). Either way from a socket opened inside the
+ * namespace, unless --no-splice. Neither sees frames or the tap: the two
+ * sockets are joined by two pipes, one per direction, and the kernel moves
+ * the data with splice(2), socket to pipe, pipe to socket, without it ever
+ * reaching our memory.
  *
  * Each direction reads its source only while its pipe can be emptied into
  * the other socket: when that socket is full, we stop reading the source
@@ -213,23 +216,21 @@ void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 }
 
 /**
- * splice_flow_new() - join an accepted socket to one to the other loopback
+ * splice_flow_new() - join an accepted socket to one to the other side
  * @c:		execution context
  * @s:		accepted socket
  * @peer:	new socket, on the other side, not connected yet (or -1)
- * @family:	AF_INET or AF_INET6, the client's
- * @to:		port to connect to on the other side's loopback
+ * @to_addr:	address to connect to on the other side
+ * @to:		port to connect to there
  */
-static void splice_flow_new(struct ctx *c, int s, int peer, int family,
-			    uint16_t to)
+static void splice_flow_new(struct ctx *c, int s, int peer,
+			    const union inany_addr *to_addr, uint16_t to)
 {
 	struct splice_flow *sf;
-	union inany_addr lo;
 	union sockaddr_inany dst;
 	socklen_t sl;
 	int idx;
 
-	inany_loopback(&lo, family);
 	idx = flow_alloc(c, FLOW_BUDGET_TCP);
 	if (idx < 0) {
 		err_ratelimit("splice: flow table full, refusing a connection");
@@ -249,7 +250,7 @@ static void splice_flow_new(struct ctx *c, int s, int peer, int family,
 		flow_close(idx);
 		return;
 	}
-	sl = sockaddr_from_inany(&dst, &lo, to, 0);
+	sl = sockaddr_from_inany(&dst, to_addr, to, 0);
 	if (connect(sf->s[1], &dst.sa, sl) && errno != EINPROGRESS) {
 		debug("splice: connect to port %u: %s", to, strerror(errno));
 		splice_abort(sf);
@@ -259,6 +260,19 @@ static void splice_flow_new(struct ctx *c, int s, int peer, int family,
 	epoll_ref_add(c, sf->s[1], EPOLL_TYPE_SPLICE, idx, EPOLLOUT);
 	sf->events[0] = EPOLLRDHUP;
 	sf->events[1] = EPOLLOUT;
+}
+
+/**
+ * splice_local() - the loopback address a client of a -T port connected to
+ * @s:		accepted socket
+ * @family:	the client's family
+ * @a:		that address, kept for the host's side (127.0.0.2 stays
+ *		127.0.0.2); the family's loopback if we can't tell
+ */
+static void splice_local(int s, int family, union inany_addr *a)
+{
+	if (inany_sock_local(s, a) || !inany_is_loopback(a))
+		inany_loopback(a, family);
 }
 
 /**
@@ -279,56 +293,60 @@ void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 		socklen_t sl = sizeof(sa);
 		int s = accept4(ref.fd, &sa.sa, &sl,
 				SOCK_NONBLOCK | SOCK_CLOEXEC);
+		union inany_addr local;
 
 		if (s < 0) {
 			fwd_accept_error(c, l, errno);
 			return;
 		}
+		splice_local(s, sa.sa.sa_family, &local);
 		splice_flow_new(c, s, socket(sa.sa.sa_family, SOCK_STREAM |
 					     SOCK_NONBLOCK | SOCK_CLOEXEC, 0),
-				sa.sa.sa_family, l->to);
+				&local, l->to);
 	}
 }
 
 /**
- * splice_ok() - should a client of a -t or -u port be spliced?
+ * splice_inbound() - should a client of a -t or -u port be spliced, where to
  * @c:		execution context
- * @sa:		client
+ * @client:	client's address
+ * @local:	the address it connected or sent to
+ * @dst:	where in the namespace, set if spliced
  *
- * Return: true for pasta, unless --no-splice, and a client on the host's
- *	   loopback: the namespace's loopback is then the right peer
+ * As upstream: a client on the host's loopback reaches the namespace's own
+ * address; with --host-lo-to-ns-lo, a client of a loopback address reaches
+ * that address in the namespace, whatever its source. Not with
+ * --no-splice, nor for passt.
+ *
+ * Return: true to splice
  */
-bool splice_ok(const struct ctx *c, const union sockaddr_inany *sa)
+bool splice_inbound(const struct ctx *c, const union inany_addr *client,
+		    const union inany_addr *local, union inany_addr *dst)
 {
-	union inany_addr a;
-	uint16_t port;
-
-	return c->mode == MODE_PASTA && !c->no_splice &&
-	       !inany_from_sockaddr(&a, &port, sa) && inany_is_loopback(&a);
+	if (c->mode != MODE_PASTA || c->no_splice)
+		return false;
+	if (c->host_lo_to_ns_lo) {
+		*dst = *local;
+		return inany_is_loopback(local);
+	}
+	return inany_is_loopback(client) &&
+	       ip_guest_addr(inany_family(client), dst) &&
+	       !inany_is_linklocal6(dst);
 }
 
 /**
- * splice_from_host() - take a -t connection from the host's loopback to the
- *			namespace's loopback
+ * splice_from_host() - take a -t connection from the host's loopback into
+ *			the namespace
  * @c:		execution context
  * @s:		accepted socket
- * @sa:		its client, on the host's loopback
+ * @dst:	where in the namespace, from splice_inbound()
  * @to:		port in the namespace
  */
-void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
+void splice_from_host(struct ctx *c, int s, const union inany_addr *dst,
 		      uint16_t to)
 {
-	union inany_addr client;
-	uint16_t port;
-	int family;
-
-	/* 127.0.0.1 comes as ::ffff:127.0.0.1 on a dual-stack listener: the
-	 * namespace's server may be on 127.0.0.1 alone
-	 */
-	inany_from_sockaddr(&client, &port, sa);
-	family = inany_family(&client);
-	splice_flow_new(c, s, pasta_ns_socket(c, family, SOCK_STREAM), family,
-			to);
+	splice_flow_new(c, s, pasta_ns_socket(c, inany_family(dst),
+					      SOCK_STREAM), dst, to);
 }
 
 /**

@@ -11,8 +11,9 @@ void splice_init(void);
 void splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 			   uint32_t events);
-bool splice_ok(const struct ctx *c, const union sockaddr_inany *sa);
-void splice_from_host(struct ctx *c, int s, const union sockaddr_inany *sa,
+bool splice_inbound(const struct ctx *c, const union inany_addr *client,
+		    const union inany_addr *local, union inany_addr *dst);
+void splice_from_host(struct ctx *c, int s, const union inany_addr *dst,
 		      uint16_t to);
 
 #endif /* SPLICE_H */

@@ -1651,6 +1651,28 @@ static void tcp_conn_from_sock(struct ctx *c, int s,
 }
 
 /**
+ * tcp_splice_dst() - should an accepted connection be spliced, and where to
+ * @c:		execution context
+ * @s:		accepted socket
+ * @sa:		its client
+ * @dst:	where in the namespace, set if spliced
+ *
+ * Return: true to splice, see splice_inbound()
+ */
+static bool tcp_splice_dst(const struct ctx *c, int s,
+			   const union sockaddr_inany *sa,
+			   union inany_addr *dst)
+{
+	union inany_addr client, local;
+	uint16_t port;
+
+	return c->mode == MODE_PASTA &&
+	       !inany_from_sockaddr(&client, &port, sa) &&
+	       !inany_sock_local(s, &local) &&
+	       splice_inbound(c, &client, &local, dst);
+}
+
+/**
  * tcp_listen_handler() - accept connections to a forwarded port
  * @c:		execution context
  * @ref:	epoll reference, index is the forwarded port's listener
@@ -1665,6 +1687,7 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 	if (l->fd != ref.fd)
 		return;		/* closed earlier in this batch */
 	for (i = 0; i < 64; i++) {
+		union inany_addr dst;
 		union sockaddr_inany sa;
 		socklen_t sl = sizeof(sa);
 		int s;
@@ -1677,8 +1700,8 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		/* A target address is behind the guest: it's reached
 		 * through the tap even from the host's loopback
 		 */
-		if (!inany_is_set(&l->taddr) && splice_ok(c, &sa))
-			splice_from_host(c, s, &sa, l->to);
+		if (!inany_is_set(&l->taddr) && tcp_splice_dst(c, s, &sa, &dst))
+			splice_from_host(c, s, &dst, l->to);
 		else
 			tcp_conn_from_sock(c, s, l, &sa);
 	}

@@ -88,19 +88,62 @@ static void udp_to_tap(struct ctx *c, struct udp_flow *uf, size_t len)
 }
 
 /**
+ * udp_src_cmsg() - ask for a datagram's source address, where we know it
+ * @mh:		message: its control buffer set, or emptied
+ * @cbuf:	control buffer, room for one IPV6_PKTINFO
+ * @src:	source address, unspecified or multicast to let the kernel
+ *		choose
+ */
+static void udp_src_cmsg(struct msghdr *mh, char *cbuf,
+			 const union inany_addr *src)
+{
+	const struct in_addr *v4 = inany_v4(src);
+	struct cmsghdr *cm = (struct cmsghdr *)cbuf;
+
+	mh->msg_control = NULL;
+	mh->msg_controllen = 0;
+	if (!inany_is_set(src) || inany_is_multicast(src))
+		return;
+	mh->msg_control = cbuf;
+	if (v4) {
+		struct in_pktinfo pi = { .ipi_spec_dst = *v4 };
+
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in6_pktinfo pi = { .ipi6_addr = src->a6 };
+
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
+	}
+}
+
+/**
  * udp_to_sender() - send a datagram back to whoever wrote to a forwarded port
  * @uf:		flow, started by a datagram to a forwarded port
  * @buf:	payload
  * @len:	its length
  *
- * The datagram leaves through that port's socket, so that it comes from
- * the port the sender used. If the port is no longer forwarded ("auto"
- * released it), or now forwards elsewhere, the flow has nowhere to answer
- * and ends.
+ * The datagram leaves through that port's socket, from the address and
+ * port the sender used (a client of 127.0.0.2 hears from 127.0.0.2). If the
+ * port is no longer forwarded ("auto" released it), or now forwards
+ * elsewhere, the flow has nowhere to answer and ends.
  */
 static void udp_to_sender(struct udp_flow *uf, const void *buf, size_t len)
 {
 	const struct fwd_listener *l = fwd_listener_at(uf->listen_idx);
+	char cbuf[CMSG_SPACE(sizeof(struct in6_pktinfo))]
+		__attribute__((aligned(__alignof__(struct cmsghdr))));
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_name = &uf->peer,
+			     .msg_namelen = uf->peer_len,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
 
 	if (l->fd != uf->listen_fd || l->to != uf->f.key.gport ||
 	    (inany_is_set(&l->taddr) &&
@@ -108,9 +151,9 @@ static void udp_to_sender(struct udp_flow *uf, const void *buf, size_t len)
 		flow_close((union flow *)uf - flowtab);
 		return;
 	}
-	if (sendto(uf->listen_fd, buf, len, MSG_DONTWAIT, &uf->peer.sa,
-		   uf->peer_len) < 0)
-		debug("UDP: sendto: %s", strerror(errno));
+	udp_src_cmsg(&mh, cbuf, &uf->local);
+	if (sendmsg(uf->listen_fd, &mh, MSG_DONTWAIT) < 0)
+		debug("UDP: sendmsg to sender: %s", strerror(errno));
 }
 
 /**
@@ -272,48 +315,67 @@ static size_t udp_payload_max(const struct ctx *c, const struct udp_flow *uf)
 }
 
 /**
+ * struct udp_rx - a datagram on a forwarded port: who sent it, and to what
+ * @sa:		sender
+ * @sl:		length of @sa
+ * @dst:	the address it was sent to (IP_PKTINFO), unspecified if the
+ *		socket didn't say
+ */
+struct udp_rx {
+	union sockaddr_inany sa;
+	socklen_t sl;
+	union inany_addr dst;
+};
+
+/**
  * udp_listener_set() - note the forwarded port's socket a flow came in on
  * @uf:		flow
  * @lidx:	listener index
- * @sa:		sender
- * @sl:		length of @sa
+ * @rx:		the datagram that came: sender, and the address it used
  */
 static void udp_listener_set(struct udp_flow *uf, uint32_t lidx,
-			     const union sockaddr_inany *sa, socklen_t sl)
+			     const struct udp_rx *rx)
 {
 	uf->listen_fd = fwd_listener_at(lidx)->fd;
 	uf->listen_idx = lidx;
-	uf->peer = *sa;
-	uf->peer_len = sl;
+	uf->peer = rx->sa;
+	uf->peer_len = rx->sl;
+	uf->local = rx->dst;
 }
 
 /**
  * udp_inbound_flow() - the flow with the guest of a datagram to a -u port
  * @c:		execution context
  * @lidx:	the forwarded port's listener index
- * @sa:		sender
- * @sl:		length of @sa
+ * @rx:		the datagram's sender and destination
+ *
+ * A multicast destination is kept (mDNS, as upstream): the guest's
+ * responder sees a query to its group, not to its address.
  *
  * Return: flow, found or new, NULL if the guest can't have it
  */
 static struct udp_flow *udp_inbound_flow(struct ctx *c, uint32_t lidx,
-					 const union sockaddr_inany *sa,
-					 socklen_t sl)
+					 const struct udp_rx *rx)
 {
 	const struct fwd_listener *l = fwd_listener_at(lidx);
 	struct flow_key key = { .proto = IPPROTO_UDP };
 	struct udp_flow *uf;
 	int idx;
 
-	if (inany_from_sockaddr(&key.paddr, &key.pport, sa) ||
-	    !fwd_guest_dest(l, inany_family(&key.paddr), &key.gaddr))
+	if (inany_from_sockaddr(&key.paddr, &key.pport, &rx->sa))
+		return NULL;
+	if (inany_is_multicast(&rx->dst) &&
+	    inany_family(&rx->dst) == inany_family(&key.paddr) &&
+	    ip_family_on(inany_family(&rx->dst)))
+		key.gaddr = rx->dst;
+	else if (!fwd_guest_dest(l, inany_family(&key.paddr), &key.gaddr))
 		return NULL;
 	key.gport = l->to;
 	ip_inbound_peer(c, &key.paddr);
 	idx = flow_lookup(&key);
 	uf = idx >= 0 ? &flowtab[idx].udp : udp_flow_new(c, &key, -1, NULL, 0);
 	if (uf)
-		udp_listener_set(uf, lidx, sa, sl);
+		udp_listener_set(uf, lidx, rx);
 	return uf;
 }
 
@@ -321,30 +383,31 @@ static struct udp_flow *udp_inbound_flow(struct ctx *c, uint32_t lidx,
  * udp_spliced_flow() - the spliced flow of a datagram to a -u or -U port
  * @c:		execution context
  * @lidx:	the forwarded port's listener index
- * @sa:		sender
- * @sl:		length of @sa
+ * @rx:		the datagram's sender and destination
  * @from:	FLOW_SPLICED_FROM_HOST (-u) or FLOW_SPLICED_FROM_NS (-U)
+ * @to:		address on the other side
  *
  * Return: flow, found or new, NULL on failure (logged)
  */
 static struct udp_flow *udp_spliced_flow(struct ctx *c, uint32_t lidx,
-					 const union sockaddr_inany *sa,
-					 socklen_t sl, enum flow_spliced from)
+					 const struct udp_rx *rx,
+					 enum flow_spliced from,
+					 const union inany_addr *to)
 {
 	struct flow_key key = { .proto = IPPROTO_UDP, .spliced = from };
 	union sockaddr_inany dst;
 	struct udp_flow *uf;
 	int idx, family, s;
 
-	if (inany_from_sockaddr(&key.paddr, &key.pport, sa))
+	if (inany_from_sockaddr(&key.paddr, &key.pport, &rx->sa))
 		return NULL;
-	family = inany_family(&key.paddr);
-	inany_loopback(&key.gaddr, family);
+	key.gaddr = *to;
 	key.gport = fwd_listener_at(lidx)->to;
 	idx = flow_lookup(&key);
 	if (idx >= 0)
 		return &flowtab[idx].udp;
 
+	family = inany_family(to);
 	if (from == FLOW_SPLICED_FROM_NS)
 		s = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	else
@@ -357,8 +420,79 @@ static struct udp_flow *udp_spliced_flow(struct ctx *c, uint32_t lidx,
 	uf = udp_flow_new(c, &key, s, &dst,
 			  sockaddr_from_inany(&dst, &key.gaddr, key.gport, 0));
 	if (uf)
-		udp_listener_set(uf, lidx, sa, sl);
+		udp_listener_set(uf, lidx, rx);
 	return uf;
+}
+
+/**
+ * udp_listen_recv() - read a datagram on a forwarded port, and where to
+ * @fd:		the port's socket (IP_PKTINFO, IPV6_RECVPKTINFO on)
+ * @buf:	payload, UDP_MAX_PAYLOAD bytes
+ * @rx:		sender and destination, set
+ *
+ * Return: payload length, -1 if none is left
+ */
+static ssize_t udp_listen_recv(int fd, uint8_t *buf, struct udp_rx *rx)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct in_pktinfo)) +
+		  CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	struct iovec iov = { buf, UDP_MAX_PAYLOAD };
+	struct msghdr mh = { .msg_name = &rx->sa, .msg_namelen = sizeof(rx->sa),
+			     .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	n = recvmsg(fd, &mh, MSG_DONTWAIT);
+	if (n < 0)
+		return -1;
+	rx->sl = mh.msg_namelen;
+	memset(&rx->dst, 0, sizeof(rx->dst));
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == IPPROTO_IP &&
+		    cm->cmsg_type == IP_PKTINFO) {
+			const struct in_pktinfo *pi = (void *)CMSG_DATA(cm);
+
+			inany_from_v4(&rx->dst, pi->ipi_addr);
+		} else if (cm->cmsg_level == IPPROTO_IPV6 &&
+			   cm->cmsg_type == IPV6_PKTINFO) {
+			const struct in6_pktinfo *pi = (void *)CMSG_DATA(cm);
+
+			rx->dst.a6 = pi->ipi6_addr;
+		}
+	}
+	return n;
+}
+
+/**
+ * udp_splice_dst() - should a datagram be spliced, and where to
+ * @c:		execution context
+ * @l:		its port's listener
+ * @from_ns:	a -U port's, in the namespace
+ * @rx:		its sender and destination
+ * @to:		the address on the other side, set if spliced
+ *
+ * Return: true for a -U port's (to the loopback address the sender used,
+ *	   kept on the host), and for a -u port's as splice_inbound() says
+ *	   unless the port has a target address
+ */
+static bool udp_splice_dst(const struct ctx *c, const struct fwd_listener *l,
+			   bool from_ns, const struct udp_rx *rx,
+			   union inany_addr *to)
+{
+	union inany_addr client;
+	uint16_t port;
+
+	if (inany_from_sockaddr(&client, &port, &rx->sa))
+		return false;
+	if (!from_ns)
+		return !inany_is_set(&l->taddr) &&
+		       splice_inbound(c, &client, &rx->dst, to);
+	*to = rx->dst;
+	if (!inany_is_loopback(to))
+		inany_loopback(to, inany_family(&client));
+	return true;
 }
 
 /**
@@ -368,8 +502,8 @@ static struct udp_flow *udp_spliced_flow(struct ctx *c, uint32_t lidx,
  * @events:	epoll events
  *
  * A -U port's datagrams are all spliced to the host; a -u port's are
- * spliced to the namespace if they come from the host's loopback (pasta)
- * and the port has no target address, and go to the guest otherwise.
+ * spliced into the namespace as splice_inbound() says (pasta, a port
+ * without a target address), and go to the guest otherwise.
  */
 void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 {
@@ -381,18 +515,16 @@ void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 	if (!(events & EPOLLIN))
 		return;
 	for (i = 0; i < UDP_BATCH && l->fd == ref.fd; i++) {
-		union sockaddr_inany sa;
-		socklen_t sl = sizeof(sa);
+		union inany_addr to;
 		struct udp_flow *uf;
+		struct udp_rx rx;
 		ssize_t n;
 
-		n = recvfrom(ref.fd, payload, UDP_MAX_PAYLOAD, MSG_DONTWAIT,
-			     &sa.sa, &sl);
+		n = udp_listen_recv(ref.fd, payload, &rx);
 		if (n < 0)
 			return;
-		if (!from_ns &&
-		    (inany_is_set(&l->taddr) || !splice_ok(c, &sa))) {
-			uf = udp_inbound_flow(c, ref.index, &sa, sl);
+		if (!udp_splice_dst(c, l, from_ns, &rx, &to)) {
+			uf = udp_inbound_flow(c, ref.index, &rx);
 			if (!uf)
 				continue;
 			if ((size_t)n <= udp_payload_max(c, uf))
@@ -400,9 +532,9 @@ void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 			flow_dgram_seen(&uf->f, c->now, false);
 			continue;
 		}
-		uf = udp_spliced_flow(c, ref.index, &sa, sl, from_ns ?
+		uf = udp_spliced_flow(c, ref.index, &rx, from_ns ?
 				      FLOW_SPLICED_FROM_NS :
-				      FLOW_SPLICED_FROM_HOST);
+				      FLOW_SPLICED_FROM_HOST, &to);
 		if (!uf)
 			continue;
 		if (send(uf->sock, payload, n, MSG_DONTWAIT) < 0)

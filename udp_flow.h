@@ -23,6 +23,8 @@
  * @peer:	the sender's real address and port (not outbound): the key
  *		may show the gateway instead
  * @peer_len:	length of @peer
+ * @local:	the address @peer sent to, where replies come from;
+ *		unspecified if unknown (and for outbound flows)
  * @dns_up:	a query to --dns-forward: the host's resolver it goes to,
  *		index in resolv.c's upstream list; -1 for any other flow
  * @dns_gen:	resolv_up_gen() then: the index means nothing in another list
@@ -37,6 +39,7 @@ struct udp_flow {
 	uint32_t listen_idx;
 	union sockaddr_inany peer;
 	socklen_t peer_len;
+	union inany_addr local;
 	int dns_up;
 	uint32_t dns_gen;
 	uint32_t dns_queries;

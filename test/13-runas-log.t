@@ -51,10 +51,12 @@ ok $? "--stats 1: the counters, logged within a few seconds" ||
 kill_pid "$BG_PID"
 
 # pasta as root: a server on the namespace's loopback only, reached from
-# H's loopback through -t, spliced (setns() at run time, as the new user)
+# H's loopback through -t with --host-lo-to-ns-lo, spliced (setns() at run
+# time, as the new user)
 S=$WORK/u/srv; mkdir -m 0777 "$S"; echo "in the namespace" >"$S/f.txt"
 bg_h pasta timeout -k 5 60 "$PASTA" --config-net --runas "$TEST_USER" \
-	-t 8097 -T none -U none -u none -P "$WORK/pasta.pid" -- \
+	-t 8097 -T none -U none -u none --host-lo-to-ns-lo \
+	-P "$WORK/pasta.pid" -- \
 	"$TESTDIR/ns-server.sh" "$S" 50 "$PY" "$TESTDIR/httpd.py" \
 	--bind 127.0.0.1 --port 8097 --dir "$S" --pidfile "$S/server.pid"
 wait_file "$S/ready" 15

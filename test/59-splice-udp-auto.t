@@ -3,8 +3,8 @@
 #
 # pasta's loopback paths that carry no frames: -U (UDP from the namespace to
 # the host's loopback), -u from the host's loopback to servers bound to the
-# namespace's loopback only, datagrams of up to 60000 bytes (no MTU on
-# these paths), both families; and -T/-U auto, the default: a TCP and a UDP
+# namespace's loopback only (--host-lo-to-ns-lo), datagrams of up to 60000
+# bytes (no MTU on these paths), both families; and -T/-U auto, the default: a TCP and a UDP
 # server on the host's side are reachable on the namespace's loopback at
 # once, and one started later within seconds.
 
@@ -63,9 +63,11 @@ pasta_run ua 60 -- $echo --to 127.0.0.1 --port 5300 --count 5 --timeout 20
 ok $? "-U auto (default): H's UDP echo server on 5300 from the namespace's 127.0.0.1" ||
 	{ diag_file "$WORK/ua.out"; diag_file "$WORK/ua.err"; }
 
-# -u from H's loopback: servers bound to the namespace's loopback only
+# -u from H's loopback, --host-lo-to-ns-lo: servers bound to the
+# namespace's loopback only
 S=$WORK/u/us; mkdir -m 0777 "$S"
-pasta_bg us 90 -u 5301 -u 5302 -- "$TESTDIR/ns-server.sh" "$S" 60 sh -c "
+pasta_bg us 90 -u 5301 -u 5302 --host-lo-to-ns-lo -- \
+	"$TESTDIR/ns-server.sh" "$S" 60 sh -c "
 	$PY $TESTDIR/udpecho.py --bind ::1 --port 5302 &
 	exec $PY $TESTDIR/udpecho.py --bind 127.0.0.1 --port 5301 \
 		--pidfile $S/server.pid"
@@ -74,11 +76,11 @@ wait_file "$S/ready" 15
 wait_udp "$NS_H" 5302 10
 in_h timeout -k 2 30 $echo --to 127.0.0.1 --port 5301 --timeout 20 \
 	>"$WORK/us4.out" 2>&1
-ok $? "-u 5301 from H's 127.0.0.1: spliced to a server on the namespace's 127.0.0.1 only" ||
+ok $? "-u 5301 --host-lo-to-ns-lo from H's 127.0.0.1: spliced to a server on the namespace's 127.0.0.1 only" ||
 	{ diag_file "$WORK/us4.out"; diag_file "$WORK/us.err"; }
 in_h timeout -k 2 30 $echo --to ::1 --port 5302 --timeout 20 \
 	>"$WORK/us6.out" 2>&1
-ok $? "-u 5302 from H's ::1: spliced to a server on the namespace's ::1 only" ||
+ok $? "-u 5302 --host-lo-to-ns-lo from H's ::1: spliced to a server on the namespace's ::1 only" ||
 	diag_file "$WORK/us6.out"
 finish_ns_server "$pasta" "$S" us
 done_testing

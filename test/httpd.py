@@ -12,6 +12,7 @@ Usage: httpd.py --bind ADDR --port PORT --dir DIR [--pidfile FILE]
                       an RST in the middle of the transfer
   GET  /peer          reply with the client's address as text (an IPv4
                       client of a dual-stack socket as plain IPv4)
+  GET  /local         the same for the address the client connected to
 
 --bind takes an IPv4 or IPv6 address; "::" is dual-stack (IPv6 and IPv4
 clients alike).  The pidfile is written (atomically) only once the socket
@@ -69,6 +70,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         if url.path == "/peer":
             self._reply_text(200, plain_addr(self.client_address[0]) + "\n")
+            return
+        if url.path == "/local":
+            local = self.connection.getsockname()[0]
+            self._reply_text(200, plain_addr(local) + "\n")
             return
         if url.path == "/reset":
             self._reset(urllib.parse.parse_qs(url.query))

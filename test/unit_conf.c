@@ -911,13 +911,36 @@ static void test_getopt(void)
 }
 
 /**
+ * test_loopback_paths() - --host-lo-to-ns-lo, and --no-map-gw's -T/-U
+ */
+static void test_loopback_paths(void)
+{
+	PASTA("--host-lo-to-ns-lo");
+	expect(accepted() && C->host_lo_to_ns_lo, NULL,
+	       "--host-lo-to-ns-lo taken");
+	PASST("--host-lo-to-ns-lo");
+	expect(refused("--host-lo-to-ns-lo", "pasta only"), NULL,
+	       "for pasta only");
+	PASTA("--host-lo-to-ns-lo", "--no-splice");
+	expect(refused("--host-lo-to-ns-lo is incompatible with --no-splice",
+		       NULL), NULL, "with --no-splice: refused in upstream's words");
+	PASTA("--no-map-gw");
+	expect(accepted() && !has_auto(&R.r.out, IPPROTO_TCP) &&
+	       !has_auto(&R.r.out, IPPROTO_UDP) && !R.r.out.n &&
+	       has_auto(&R.r.in, IPPROTO_TCP), NULL,
+	       "--no-map-gw: no -T/-U auto, -t still auto");
+	PASTA("--no-map-gw", "-T", "8080");
+	expect(accepted() && one_rule(&R.r.out, IPPROTO_TCP, 0, 8080), NULL,
+	       "--no-map-gw -T 8080: the -T rule given stands");
+}
+
+/**
  * test_noop() - options accepted for compatibility change nothing
  */
 static void test_noop(void)
 {
 	static const char *const noop[] = {
 		"--stderr", "-e", "--no-copy-routes", "--no-copy-addrs",
-		"--host-lo-to-ns-lo",
 	};
 	unsigned int i;
 
@@ -1321,6 +1344,7 @@ int main(void)
 	test_modes();
 	test_getopt();
 	test_noop();
+	test_loopback_paths();
 	test_dhcp_dns();
 	test_flags();
 	test_pairs();
