@@ -76,9 +76,10 @@ TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/no_ip
 	    test/san/pasta
 
 # libFuzzer targets (clang): one frame, passt's stream, DHCP/DHCPv6/NDP,
-# forwarding rules (specs and the control protocol's form)
+# forwarding rules (specs and the control protocol's form), a vhost-user
+# guest's virtqueue
 FUZZ_TARGETS = test/fuzz/fuzz_frame test/fuzz/fuzz_stream test/fuzz/fuzz_dhcp \
-	       test/fuzz/fuzz_rules
+	       test/fuzz/fuzz_rules test/fuzz/fuzz_virtq
 FUZZ_SECS ?= 60
 # The daemon's objects instrumented once (fuzzer-no-link), for every target
 # (clang sees NLMSG_OK()'s signed and unsigned comparison, gcc doesn't)

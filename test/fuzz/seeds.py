@@ -4,9 +4,9 @@
 
 Usage: seeds.py DIR
 
-Writes DIR/frame/, DIR/stream/, DIR/dhcp/ and DIR/rules/: one file per
-seed, in the input format of fuzz_frame, fuzz_stream, fuzz_dhcp and
-fuzz_rules (see their headers).
+Writes DIR/frame/, DIR/stream/, DIR/dhcp/, DIR/rules/ and DIR/virtq/: one
+file per seed, in the input format of fuzz_frame, fuzz_stream, fuzz_dhcp,
+fuzz_rules and fuzz_virtq (see their headers).
 """
 
 import os
@@ -129,6 +129,20 @@ def wire_rule(addr, taddr, ifname, first, last, to, proto, flags):
             struct.pack("!HHHBB", first, last, to, proto, flags))
 
 
+VQ_GPA = 0x100000       # fuzz_virtq.c: FUZZ_GPA, regions of 64 KiB
+
+
+def vq_ring(num, descs, heads, event_idx=False):
+    """Guest memory for fuzz_virtq: descriptors (addr, len, flags, next),
+    then the available ring offering the chains at heads."""
+    table = b"".join(struct.pack("<QIHH", *d) for d in descs)
+    table = table.ljust(num * 16, b"\0")
+    avail = struct.pack("<HH", 0, len(heads)) + \
+        b"".join(struct.pack("<H", h) for h in heads)
+    log2 = num.bit_length() - 1
+    return bytes([log2 | (0x10 if event_idx else 0)]) + table + avail
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -136,7 +150,7 @@ def write(path, data):
 
 def main():
     top = sys.argv[1]
-    for d in ("frame", "stream", "dhcp", "rules"):
+    for d in ("frame", "stream", "dhcp", "rules", "virtq"):
         os.makedirs(os.path.join(top, d), exist_ok=True)
     fr = frames()
     for name, f in fr.items():
@@ -159,6 +173,16 @@ def main():
         wire_rule("0.0.0.0", "10.88.0.2", b"", 9090, 9091, 80, 6, 0),
         wire_rule("::", "2001:db8::2", b"eth0", 53, 53, 53, 17, 0),
         wire_rule(None, None, b"lo", 1, 32767, 1, 17, 7)]))
+    # A frame in two buffers; a receive buffer; a chain across the two
+    # regions; one that loops
+    write(os.path.join(top, "virtq", "tx"), vq_ring(4, [
+        (VQ_GPA + 0x1000, 12, 1, 1), (VQ_GPA + 0x1100, 1500, 0, 0)], [0]))
+    write(os.path.join(top, "virtq", "rx"), vq_ring(8, [
+        (VQ_GPA + 0x2000, 4096, 2, 0)], [0], True))
+    write(os.path.join(top, "virtq", "across"), vq_ring(2, [
+        (VQ_GPA + 0xff00, 0x200, 0, 0)], [0]))
+    write(os.path.join(top, "virtq", "loop"), vq_ring(4, [
+        (VQ_GPA + 0x1000, 64, 1, 1), (VQ_GPA + 0x1000, 64, 1, 0)], [0, 1]))
 
 
 if __name__ == "__main__":
