@@ -35,36 +35,27 @@ plan 19
 
 topo_create; ok $? "topology created" || done_testing
 
-# holder NAME ARGS... - a user and network namespace of $TEST_USER's, as
-# rootlesskit's child has, held by httpd.py ARGS (files from $WORK/u/NAME,
-# who.txt says NAME); sets HOLDER to its PID
+# holder rootlesskit|podman NAME ARGS... - namespaces of $TEST_USER's held
+# by httpd.py ARGS (files from $WORK/u/NAME, who.txt says NAME), as
+# rootlesskit's child has them (a user and a network namespace), or as
+# Podman makes its rootless network namespace (a user and a mount
+# namespace, where a network namespace is bind-mounted on
+# $WORK/u/NAME/netns, which httpd.py runs in); sets HOLDER to its PID
 holder() {
-	local name=$1 d=$WORK/u/$1
-	shift
+	local how=$1 name=$2 d=$WORK/u/$2 ns
+	shift 2
 	mkdir -m 0777 "$d"
 	echo "$name" >"$d/who.txt"
+	if [ "$how" = podman ]; then
+		ns=(unshare --user --map-root-user --mount sh -c
+		    'd=$1; shift; touch "$d/netns" &&
+		     unshare --net="$d/netns" true &&
+		     exec nsenter --net="$d/netns" "$@"' - "$d")
+	else
+		ns=(unshare --user --map-root-user --net)
+	fi
 	_user_prefix
-	timeout -k 5 200 "${_UP[@]}" unshare --user --map-root-user --net \
-		"$PY" "$TESTDIR/httpd.py" --dir "$d" --pidfile "$d/holder.pid" \
-		"$@" >"$WORK/$name.holder.log" 2>&1 </dev/null &
-	_PGIDS+=("$!")
-	wait_file "$d/holder.pid" 10 && HOLDER=$(cat "$d/holder.pid")
-}
-
-# podman_holder NAME ARGS... - as Podman makes its rootless network
-# namespace: a user and mount namespace of $TEST_USER's, where a network
-# namespace is bind-mounted on $WORK/u/NAME/netns; httpd.py ARGS in the
-# latter holds them; sets HOLDER
-podman_holder() {
-	local name=$1 d=$WORK/u/$1
-	shift
-	mkdir -m 0777 "$d"
-	echo "$name" >"$d/who.txt"
-	_user_prefix
-	timeout -k 5 200 "${_UP[@]}" unshare --user --map-root-user --mount \
-		sh -c 'd=$1; shift; touch "$d/netns" &&
-		       unshare --net="$d/netns" true &&
-		       exec nsenter --net="$d/netns" "$@"' - "$d" \
+	timeout -k 5 200 "${_UP[@]}" "${ns[@]}" \
 		"$PY" "$TESTDIR/httpd.py" --dir "$d" --pidfile "$d/holder.pid" \
 		"$@" >"$WORK/$name.holder.log" 2>&1 </dev/null &
 	_PGIDS+=("$!")
@@ -86,7 +77,7 @@ get() {
 }
 
 # --- 1. rootlesskit 3.1 -----------------------------------------------------
-holder rk --bind 0.0.0.0 --port 80
+holder rootlesskit rk --bind 0.0.0.0 --port 80
 ok $? "rootlesskit's child: a user and network namespace, a server on port 80" ||
 	{ diag_file "$WORK/rk.holder.log"; done_testing; }
 RK=$WORK/u/rk
@@ -136,7 +127,7 @@ ok $? "pasta exits once rootlesskit's child is gone"
 
 # rootlesskit --detach-netns, or a user, names the namespaces by path:
 # /proc/PID/ns/net goes with its process (upstream: the same)
-holder rk2 --bind 0.0.0.0 --port 80
+holder rootlesskit rk2 --bind 0.0.0.0 --port 80
 as_user_h 20 "$PASTA" --config-net --quiet -t 18098:80 \
 	"--userns=/proc/$HOLDER/ns/user" "--netns=/proc/$HOLDER/ns/net" \
 	-P "$WORK/u/rk2/pasta.pid" >"$WORK/rk2.out" 2>&1 &&
@@ -150,7 +141,7 @@ kill_pid "$HOLDER"
 ok $? "... and exits once that process is gone"
 
 # --- 2. Podman 6's rootless network namespace -------------------------------
-podman_holder pod --bind :: --port 8080
+holder podman pod --bind :: --port 8080
 ok $? "Podman's rootless network namespace, bind-mounted in its mount namespace, a server on 8080" ||
 	{ diag_file "$WORK/pod.holder.log"; done_testing; }
 POD=$WORK/u/pod
