@@ -70,7 +70,8 @@ kill_pid "$BG_PID"
 
 R=$WORK/u/rl; mkdir -m 0777 "$R"
 echo "in the namespace" >"$R/f.txt"
-pasta_bg rl 40 -t 8098 -T none -U none -u none -P "$R/pasta.pid" -- \
+pasta_bg rl 40 -t 8098 -T none -U none -u none --host-lo-to-ns-lo \
+	-P "$R/pasta.pid" -- \
 	"$TESTDIR/ns-server.sh" "$R" 30 "$PY" "$TESTDIR/httpd.py" \
 	--bind 127.0.0.1 --port 8098 --dir "$R" --pidfile "$R/server.pid"
 rl=$BG_PID

@@ -4,7 +4,8 @@
 # Address- and interface-bound forwarding, as Podman passes it:
 # -t 127.0.0.1/18080:8080 and -t ::1/18081:8080 (H's loopback only, to a
 # dual-stack server on port 8080 in pasta's namespace: spliced socket to
-# socket to the namespace's loopback, whose server sees 127.0.0.1 and ::1),
+# socket to the namespace's own address, as upstream, whose server sees
+# that address),
 # and
 # -t H's-address%veth0/18082:8080; each is reachable where it is bound and
 # nowhere else. A host port already taken, and two rules on the same port,
@@ -39,10 +40,10 @@ is "$(get h 'http://[::1]:18081/hello.txt')" hello \
 	"-t ::1/18081:8080 reaches the namespace from H's ::1"
 is "$(get r "http://$H_ADDR:18082/hello.txt")" hello \
 	"-t $H_ADDR%veth0/18082:8080 reaches the namespace from R"
-is "$(get h http://127.0.0.1:18080/peer | tr -d '\r\n')" 127.0.0.1 \
-	"a client on H's 127.0.0.1 is spliced: the server sees 127.0.0.1"
-is "$(get h 'http://[::1]:18081/peer' | tr -d '\r\n')" ::1 \
-	"a client on H's ::1 is spliced: the server sees ::1"
+is "$(get h http://127.0.0.1:18080/peer | tr -d '\r\n')" "$H_ADDR" \
+	"a client on H's 127.0.0.1 is spliced to the namespace's own address, as upstream: the server sees $H_ADDR"
+is "$(get h 'http://[::1]:18081/peer' | tr -d '\r\n')" "$H_ADDR6" \
+	"a client on H's ::1 is spliced, the server sees $H_ADDR6"
 is "$(get r "http://$H_ADDR:18080/hello.txt")" "" \
 	"the loopback-bound port is not reachable from R"
 is "$(get h "http://[::1]:18080/hello.txt")" "" \

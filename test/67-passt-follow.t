@@ -237,13 +237,18 @@ _poll 5 ra_quiet || diag "G's last RA is not 3.2 s old: $(cat "$WORK/ra.log")"
 OLD_G6=$(g6 2001:db8:1: | cut -d' ' -f1)
 OLD_G6=${OLD_G6%/*}
 
+# One ip(8) for the whole move, as one network manager's change: separate
+# commands, each a fork and exec, came further apart than passt's 100 ms of
+# settling on a loaded machine, and passt followed a half-made move first
 T0=$(now_ms)
-in_h ip addr add "$NEW_H/24" dev veth0 &&
-	in_h ip addr add "$NEW_H6/64" dev veth0 nodad &&
-	in_h ip route replace default via "$NEW_R" dev veth0 &&
-	in_h ip -6 route replace default via "$NEW_R6" dev veth0 &&
-	in_h ip addr del "$H_ADDR/24" dev veth0 &&
-	in_h ip addr del "$H_ADDR6/64" dev veth0
+in_h ip -batch - <<EOF
+addr add $NEW_H/24 dev veth0
+addr add $NEW_H6/64 dev veth0 nodad
+route replace default via $NEW_R dev veth0
+route replace default via $NEW_R6 dev veth0
+addr del $H_ADDR/24 dev veth0
+addr del $H_ADDR6/64 dev veth0
+EOF
 ok $? "H: $NEW_H/24 via $NEW_R, $NEW_H6/64 via $NEW_R6; old addresses deleted ($(since) ms)"
 
 # Logged after FOLLOW_SETTLE_MS (100 ms) of quiet
