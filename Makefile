@@ -131,7 +131,9 @@ bench: setup all test/delayline test/tcprr
 	test/setup.sh gnuplot qemu-system-x86 busybox-static cpio
 	test/bench.sh
 	test/guest/build.sh
-	BENCH_PASST_OUT=doc/benchmarks-passt.md test/bench-passt.sh
+	BENCH_PASST_OUT=doc/benchmarks-passt.md \
+		BENCH_PASST_TOOLS="ours debian ours-vu upstream upstream-vu" \
+		test/bench-passt.sh
 	BENCH_SLOW_OUT=doc/benchmarks-slowreader.md test/bench-slowreader.sh
 	BENCH_RR_OUT=doc/benchmarks-rr.md test/bench-rr.sh
 	BENCH_MTU_OUT=doc/benchmarks-mtu.md test/bench-mtu.sh

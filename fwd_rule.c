@@ -386,10 +386,14 @@ const char *fwd_rule_fmt(const struct fwd_rule *r, char *buf, size_t len)
 }
 
 /**
- * fwd_rule_families() - check a rule's target against its bind address
+ * fwd_rule_families() - check a rule's addresses: its bind address, and
+ *			 its target against it
  * @r:		rule
  * @err:	error message, written on failure
  * @err_len:	its size
+ *
+ * A multicast bind address is for UDP (a socket of that group), as
+ * upstream takes it, never for TCP.
  *
  * Return: 0 if the target can be reached from the bound family, -1 if not
  */
@@ -398,9 +402,12 @@ static int fwd_rule_families(const struct fwd_rule *r, char *err,
 {
 	char a[INANY_STRLEN], t[INANY_STRLEN];
 
+	inany_ntop(&r->addr, a, sizeof(a));
+	if (r->proto == IPPROTO_TCP && inany_is_multicast(&r->addr))
+		return fwd_err(err, err_len, "Multicast listening address %s "
+			       "for TCP", a);
 	if (!inany_is_set(&r->taddr))
 		return 0;
-	inany_ntop(&r->addr, a, sizeof(a));
 	inany_ntop(&r->taddr, t, sizeof(t));
 	if (inany_is_multicast(&r->taddr) || inany_is_unspecified(&r->taddr))
 		return fwd_err(err, err_len, "Invalid target address %s", t);
@@ -813,9 +820,8 @@ int fwd_rule_decode(struct fwd_rule *r, const uint8_t *buf, char *err,
 			       r->first, r->last, r->to);
 	if (!fwd_rule_ifname_ok(r->ifname))
 		return fwd_err(err, err_len, "rule with a bad device name");
-	if (((r->flags & FWD_RULE_DUAL) &&
-	     !IN6_IS_ADDR_UNSPECIFIED(&r->addr.a6)) ||
-	    inany_is_multicast(&r->addr))
+	if ((r->flags & FWD_RULE_DUAL) &&
+	    !IN6_IS_ADDR_UNSPECIFIED(&r->addr.a6))
 		return fwd_err(err, err_len, "rule with a bad bind address");
 	return fwd_rule_families(r, err, err_len);
 }

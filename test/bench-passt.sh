@@ -14,8 +14,14 @@
 # Topology: test/lib.sh's H and R joined by a veth (RTT 0); `iperf3 -s` on
 # 198.51.100.1 in R, restarted for each tool.  For each tool in
 # BENCH_PASST_TOOLS, in order:
-#   ours    ./passt         -f -s SOCK  $OURS_PASST_OPTS
-#   debian  /usr/bin/passt  -f -e -s SOCK  $DEBIAN_PASST_OPTS
+#   ours         ./passt         -f -s SOCK  $OURS_PASST_OPTS
+#   debian       /usr/bin/passt  -f -e -s SOCK  $DEBIAN_PASST_OPTS
+#   ours-vu      ./passt         -f --vhost-user -s SOCK  $OURS_PASST_OPTS
+#   upstream     upstream's newest (test/upstream, Debian unstable's,
+#                fetched by test/sid-passt.sh)  -f -e -s SOCK
+#   upstream-vu  the same with --vhost-user
+# (the -vu ones: QEMU's -netdev vhost-user on a shared memfd, vectors=0 on
+# the NIC: Debian 12's QEMU crashes under TCG with MSI-X there)
 # the tool runs as root in H (upstream passt then drops to nobody by itself)
 # and one QEMU guest boots against it: the same kernel and initramfs
 # (test/guest, doc/passt-guest.md), TCG, 1 vCPU, 256 MiB, virtio-net-pci on
@@ -121,8 +127,11 @@ command -v "$QEMU" >/dev/null || die "$QEMU missing (apt-get install qemu-system
 command -v iperf3 >/dev/null || die "iperf3 missing"
 for t in $BENCH_PASST_TOOLS; do
 	case $t in
-	ours|debian) ;;
-	*) die "unknown tool '$t' in BENCH_PASST_TOOLS (ours, debian)" ;;
+	ours|debian|ours-vu) ;;
+	upstream|upstream-vu)
+		"$TESTDIR/sid-passt.sh" >/dev/null ||
+			die "no upstream binaries for '$t' (test/sid-passt.sh)" ;;
+	*) die "unknown tool '$t' in BENCH_PASST_TOOLS (ours, debian, ours-vu, upstream, upstream-vu)" ;;
 	esac
 done
 
@@ -132,7 +141,7 @@ if [ $QUICK = 1 ]; then
 	for t in $BENCH_PASST_TOOLS; do
 		case $t in
 		ours) n=$((n + 3)) ;;
-		debian) n=$((n + 1)) ;;
+		*) n=$((n + 1)) ;;
 		esac
 	done
 	plan $n
@@ -247,15 +256,20 @@ run_tool() {
 	local tool=$1 bin opts=() sock pid qpid line buf='' fd rc status=''
 	local cons=$WORK/$tool.console marks=$WORK/$tool.marks t0 t1 st0 last_hwm=''
 	local b0 b1 p0 p1 i0 i1 last_tk='' dir n qemu_killed=''
-	local tk hw sig
+	local tk hw sig net
 
 	case $tool in
-	ours)	bin=$PASST
+	ours|ours-vu)	bin=$PASST
 		# shellcheck disable=SC2206
 		opts=(-f ${OURS_PASST_OPTS:-}) ;;
 	debian)	bin=$DEBIAN_PASST
 		# shellcheck disable=SC2206
 		opts=(-f -e ${DEBIAN_PASST_OPTS:-}) ;;
+	upstream*)	bin=$TESTDIR/upstream
+		opts=(passt -f -e) ;;
+	esac
+	case $tool in
+	*-vu)	opts+=(--vhost-user) ;;
 	esac
 	: >"$marks"
 	: >"$cons"
@@ -288,6 +302,15 @@ run_tool() {
 	rec "comm=$(cat "/proc/$pid/comm" 2>/dev/null)"
 	rec "listening=1"
 
+	# shellcheck disable=SC2054  # commas within QEMU's option values
+	case $tool in
+	*-vu)	net=(-object memory-backend-memfd,id=mem,size=256M,share=on
+		     -numa node,memdev=mem -chardev "socket,id=c0,path=$sock"
+		     -netdev vhost-user,id=n0,chardev=c0
+		     -device virtio-net-pci,netdev=n0,romfile=,vectors=0) ;;
+	*)	net=(-netdev "stream,id=n0,server=off,addr.type=unix,addr.path=$sock"
+		     -device virtio-net-pci,netdev=n0,romfile=) ;;
+	esac
 	: >"$cons"	# opened for reading before QEMU writes to it
 	t0=$(date +%s.%N)
 	st0=$(steal_ticks)
@@ -302,9 +325,7 @@ run_tool() {
 		-monitor none -no-reboot \
 		-kernel "$KERNEL" -initrd "$INITRD" \
 		-append "console=ttyS0 quiet panic=-1 pt.test=bench-iperf3 pt.srv=$SRV_ADDR pt.secs=$BENCH_PASST_SECS pt.runs=$BENCH_PASST_RUNS pt.gap=$GAP" \
-		-netdev "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" \
-		-device virtio-net-pci,netdev=n0,romfile= \
-		</dev/null >"$cons" 2>"$WORK/$tool.qemu.err" &
+		"${net[@]}" </dev/null >"$cons" 2>"$WORK/$tool.qemu.err" &
 	qpid=$!
 	_PGIDS+=("$qpid")
 
@@ -475,8 +496,38 @@ kill_pid "$IPERF_PID"
 label() {
 	case $1 in
 	ours) echo "ours (\`$(shortpath "$PASST")\`)" ;;
+	ours-vu) echo "ours, vhost-user" ;;
 	debian) echo "Debian (\`$DEBIAN_PASST\`)" ;;
+	upstream) echo "upstream $(upstream_version)" ;;
+	upstream-vu) echo "upstream $(upstream_version), vhost-user" ;;
 	esac
+}
+
+# upstream_version - the version of upstream's newest, as its package says
+upstream_version() {
+	"$TESTDIR/upstream" passt --version 2>/dev/null | head -n 1 |
+		awk '{ print $2 }'
+}
+
+# ratio A B DIR - A's median over B's for a direction, "-" without both
+ratio() {
+	local a=${MED[$1.$3]:-} b=${MED[$2.$3]:-}
+
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$b" != 0 ]; then
+		awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }'
+	else
+		echo -
+	fi
+}
+
+# vu_table - vhost-user against the stream socket and against upstream's
+vu_table() {
+	[[ " $BENCH_PASST_TOOLS " = *" ours-vu "* ]] || return 0
+	echo "| direction | ours vhost-user / ours stream | ours vhost-user / upstream vhost-user | ours vhost-user / upstream stream |"
+	echo "|---|---|---|---|"
+	for dir in up down; do
+		echo "| $(dirname_of "$dir") | $(ratio ours-vu ours "$dir") | $(ratio ours-vu upstream-vu "$dir") | $(ratio ours-vu upstream "$dir") |"
+	done
 }
 dirname_of() {
 	case $1 in
@@ -505,12 +556,10 @@ table() {
 			read -r n med min max cpu list <<<"$(stats "$tool" "$dir")"
 			ratio=-
 			if [ "$tool" = ours ] && [ -n "${MED[ours.$dir]:-}" ]; then
-				if [ -n "${MED[debian.$dir]:-}" ] && [ "${MED[debian.$dir]}" != 0 ]; then
-					ratio=$(awk -v a="${MED[ours.$dir]}" -v b="${MED[debian.$dir]}" \
-						'BEGIN { printf "%.2f", a / b }')
-				elif [[ " $BENCH_PASST_TOOLS " = *" debian "* ]]; then
+				ratio=$(ratio ours debian "$dir")
+				[ "$ratio" = - ] &&
+					[[ " $BENCH_PASST_TOOLS " = *" debian "* ]] &&
 					ratio="n/a (Debian: no numbers)"
-				fi
 			fi
 			echo "| $(label "$tool") | $(dirname_of "$dir") | $n/$BENCH_PASST_RUNS | $med | $min | $max | $ratio | $cpu | $rss | $(val "$tool" status) |"
 		done
@@ -569,11 +618,13 @@ facts() {
 }
 
 TABLE=$(table)
+VU_TABLE=$(vu_table)
 {
 	echo "### passt mode: QEMU guest (TCG) through ./passt and Debian's passt"
 	echo
 	echo "$TABLE"
 	echo
+	[ -z "$VU_TABLE" ] || printf '%s\n\n' "$VU_TABLE"
 	echo "Mbit/s: iperf3's receiver side, per direction over the runs. ours/Debian:"
 	echo "ratio of the medians. CPU s/GB: the passt process's utime+stime during"
 	echo "the transfers over the bytes received (10^9 bytes/GB). Peak RSS: VmHWM."
@@ -599,20 +650,22 @@ if [ $QUICK = 1 ]; then
 					{ f=$(fails ours "$dir"); [ -z "$f" ] || diag "$f"; }
 			done
 			;;
-		debian)
+		*)
 			# A note, not a failure: only that the harness recorded it
-			st=$(val debian status)
+			st=$(val "$tool" status)
 			tap "$([ -n "$st" ] && echo 0 || echo 1)" \
-				"Debian's passt: run recorded: ${st:-nothing}; up ${MED[debian.up]:--}, down ${MED[debian.down]:--} Mbit/s"
+				"$(label "$tool"): run recorded: ${st:-nothing}; up ${MED[$tool.up]:--}, down ${MED[$tool.down]:--} Mbit/s"
 			;;
 		esac
 	done
 	diag "$TABLE"
+	[ -z "$VU_TABLE" ] || diag "$VU_TABLE"
 	diag "report: $BENCH_PASST_OUT"
 	done_testing
 fi
 
 echo "$TABLE"
+[ -z "$VU_TABLE" ] || printf '\n%s\n' "$VU_TABLE"
 say "report: $BENCH_PASST_OUT"
 # Exit status: 0 if ours (when it ran) produced numbers both ways
 if [[ " $BENCH_PASST_TOOLS " = *" ours "* ]] &&

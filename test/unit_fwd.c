@@ -80,6 +80,7 @@ static const struct { const char *spec; bool passt; } bad[] = {
 	{ "192.0.2.300/22", false }, { "fe80::1%/22", false },
 	{ "192.0.2.1%abcdefghijklmnopq/22", false }, { "all", false },
 	{ "%e\xff/22", false }, { "%a b/22", false },
+	{ "224.0.0.251/5353", false },
 	{ "22 ", false }, { "+22", false }, { "auto", true },
 	{ "22/80", false }, { "8080:0.0.0.0/80", false },
 	{ "8080:224.0.0.1/80", false }, { "8080:10.0.0.1/80-81", false },
