@@ -461,7 +461,8 @@ void stream_init(struct ctx *c)
 		die("listen on %s: %s", c->sock_path, strerror(errno));
 	c->fd_sock_dir = path_dir_open(c->sock_path, &c->sock_name);
 	epoll_ref_add(c, c->fd_tap_listen, EPOLL_TYPE_TAP_LISTEN, 0, EPOLLIN);
-	info("UNIX domain socket bound at %s", c->sock_path);
+	info("UNIX domain socket bound at %s%s", c->sock_path,
+	     c->vhost_user ? ", for vhost-user" : "");
 	info("\nYou can now start qemu (7.2 or later), for example:");
 	if (c->vhost_user)
 		info("    qemu-system-x86_64 ... -m 4G -object "

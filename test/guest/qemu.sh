@@ -72,12 +72,14 @@ qemu_bg() {
 	local name=$1 secs=$2 sock=$3
 	shift 3
 	if [ "${PASST_LINK:-stream}" = vhost-user ]; then
-		# Debian 12's QEMU 7.2 crashes under TCG on a vhost-user NIC
-		# with MSI-X: vectors=0 (legacy interrupts) avoids it
 		QEMU_LINK_ARGS=(-object memory-backend-memfd,id=mem,size=256M,share=on
 				-numa node,memdev=mem
 				-chardev "socket,id=c0,path=$sock")
-		QEMU_NIC_OPTS=,vectors=0
+		# Debian 12's QEMU 7.2 crashes under TCG on a vhost-user NIC
+		# with MSI-X: vectors=0 (legacy interrupts) avoids it
+		QEMU_NIC_OPTS=
+		"$QEMU" --version 2>/dev/null | grep -q "version 7\." &&
+			QEMU_NIC_OPTS=,vectors=0
 		qemu_argv vhost-user,id=n0,chardev=c0 "$@"
 	else
 		qemu_argv "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" "$@"
