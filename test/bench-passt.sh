@@ -607,7 +607,7 @@ facts() {
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- nproc: $(nproc); CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "- host kernel: $(uname -r); $(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")"
-	echo "- QEMU: $("$QEMU" --version | head -n 1); TCG, 1 vCPU, 256 MiB, virtio-net-pci on -netdev stream"
+	echo "- QEMU: $("$QEMU" --version | head -n 1); TCG, 1 vCPU, 256 MiB, virtio-net-pci on -netdev stream (-vu tools: -netdev vhost-user, shared memfd, vectors=0)"
 	echo "- guest: Debian kernel ${GUEST_KVER:-?}, busybox initramfs, $(iperf3 --version 2>&1 | head -n 1)"
 	echo "- \`$(shortpath "$PASST") --version\`: $("$PASST" --version 2>&1 | head -n 1)" \
 	     "(sha256 $(sha256sum "$PASST" 2>/dev/null | cut -c1-12), commit" \
