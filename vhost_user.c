@@ -213,6 +213,18 @@ static void vu_notify(struct vu_queue *q)
 }
 
 /**
+ * vu_kick_self() - kick a ring ourselves: the loop comes back to it
+ * @q:		ring, with a kick eventfd
+ */
+static void vu_kick_self(const struct vu_queue *q)
+{
+	static const uint64_t one = 1;
+
+	if (write(q->kick, &one, sizeof(one)) < 0)
+		debug("vhost-user: kick eventfd: %s", strerror(errno));
+}
+
+/**
  * vu_ring_stop() - stop a ring that makes no sense, until set up again
  * @q:		ring
  * @idx:	its index
@@ -335,8 +347,16 @@ static unsigned int vu_recv(struct ctx *c, uint32_t events,
 	}
 	if (given)
 		vu_notify(q);
-	if (n < max)
+	if (n < max) {
+		/* Frames left past this wake-up's share: a kick of our own
+		 * brings us back, as a readable tap device would, where the
+		 * guest, which kicked once, won't again
+		 */
+		if (vu_reads >= LINK_READS_MAX && vu_ready(q) &&
+		    !vq_empty(&q->vq))
+			vu_kick_self(q);
 		vu_reads = 0;
+	}
 	return n;
 }
 
