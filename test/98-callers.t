@@ -266,8 +266,9 @@ ok $((!$?)) "libvirt: passt removed its socket"
 # netmask=255.255.255.0,mac=...,gateway=...,interface=veth0,outbound=...,
 # outbound-if4=veth0,outbound-if6=veth0,dns=...,fqdn=...,
 # map-host-loopback=...,ndp=off,dhcpv6=off,ra=off,freebind=on,
-# search.0=a.example,search.1=b.example,tcp-ports.0=8090,tcp-ports.1=8091,
-# udp-ports.0=5353,udp-ports.1=5354 (passt_fd.py adds --pid TMPFILE --fd 3)
+# and the lists search, tcp-ports [8090, 8091], udp-ports [5353, 5354] (in
+# -netdev's JSON form: QEMU 11 joins a list's items with commas, as
+# test/89 sees it do) (passt_fd.py adds --pid TMPFILE --fd 3)
 # shellcheck disable=SC2054  # commas within the port lists
 FD_ARGV=("$PASST" --quiet --mtu 65520 --address "$H_ADDR"
 	--netmask 255.255.255.0 --mac-addr "$MAC_QEMU" --gateway "$R_ADDR"
