@@ -106,7 +106,7 @@ setup:
 # One prove run, its files in lanes side by side (test/check.sh)
 SAN_TESTS = test/10-http-download.t test/12-passt-socket.t \
 	    test/14-addr-policy.t test/17-hostile-frames.t \
-	    test/66-passt-tapsock.t
+	    test/66-passt-tapsock.t test/86-vhost-user-hostile.t
 check: setup all $(TEST_BINS)
 	PASTA=$(CURDIR)/pasta test/check.sh $(SAN_TESTS)
 

@@ -547,7 +547,8 @@ static struct vu_queue *vu_queue_of(uint32_t index)
  * @fds:	one descriptor per region
  * @nfds:	how many came
  *
- * Rings already set up are found again in the new memory.
+ * Rings already set up are found again in the new memory: one that isn't
+ * there any more stays unusable until the front-end sets it up again.
  *
  * Return: 0 on success, -1 if the table is wrong or can't be mapped
  */
@@ -585,7 +586,7 @@ static int vu_mem_table(const struct vu_msg *m, const int *fds,
 		vu.mem.n++;
 	}
 	for (i = 0; i < VU_QUEUES; i++)
-		ret |= vu_ring_setup(&vu.q[i]);
+		vu_ring_setup(&vu.q[i]);
 	return ret;
 }
 
@@ -678,7 +679,10 @@ static int vu_vring_addr(const struct vu_msg *m)
 	q->desc = m->payload.addr.desc;
 	q->avail = m->payload.addr.avail;
 	q->used = m->payload.addr.used;
-	return vu_ring_setup(q);
+	if (!vu_ring_setup(q))
+		return 0;
+	q->desc = 0;	/* wrong: forgotten, not tried again */
+	return -1;
 }
 
 /**
