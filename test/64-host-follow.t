@@ -201,15 +201,19 @@ done
 _poll 5 test -s "$WORK/udp4.log" && _poll 5 test -s "$WORK/udp6.log"
 ok $? "UDP echoes from R through the namespace's old addresses"
 
+# One ip(8) for the whole move, as one network manager's change (see
+# test/67: separate commands came apart under load)
 t0=$(now_ms)
-in_h ip addr add "$NEW_H/24" dev veth0 &&
-	in_h ip addr add "$NEW_H6/64" dev veth0 nodad &&
-	in_h ip route replace default via "$NEW_R" dev veth0 &&
-	in_h ip -6 route replace default via "$NEW_R6" dev veth0 &&
-	in_h ip addr del 203.0.113.7/24 dev veth0 &&
-	in_h ip addr del "$H_ADDR/24" dev veth0 &&
-	in_h ip addr del "$H_ADDR6/64" dev veth0 &&
-	in_h ip addr del 2001:db8:1::7/64 dev veth0
+in_h ip -batch - <<EOF
+addr add $NEW_H/24 dev veth0
+addr add $NEW_H6/64 dev veth0 nodad
+route replace default via $NEW_R dev veth0
+route replace default via $NEW_R6 dev veth0
+addr del 203.0.113.7/24 dev veth0
+addr del $H_ADDR/24 dev veth0
+addr del $H_ADDR6/64 dev veth0
+addr del 2001:db8:1::7/64 dev veth0
+EOF
 ok $? "H: new addresses $NEW_H, $NEW_H6 through $NEW_R, $NEW_R6; old ones deleted"
 t1=$(now_ms)	# the old addresses are gone: a datagram from there is lost
 t=$(follow_ms 5 ns_both 4 "$NEW_H/24" "$NEW_R") && [ "$t" -le 1000 ]
