@@ -2,8 +2,7 @@
 /* splice.c - pasta's socket-to-socket TCP relay, loopback to loopback
  *
  * Theory of operation: a connection accepted on a -T port inside the
- * namespace goes to the same loopback address of the host, on the port the
- * rule names. One from the host's loopback to a -t port goes, as upstream
+ * namespace goes to the host's loopback, on the port the rule names. One from the host's loopback to a -t port goes, as upstream
  * (2026), to the namespace's own address, so that what listens on the
  * namespace's loopback alone stays private; with --host-lo-to-ns-lo, a
  * client of a loopback address reaches that address in the namespace
@@ -263,19 +262,6 @@ static void splice_flow_new(struct ctx *c, int s, int peer,
 }
 
 /**
- * splice_local() - the loopback address a client of a -T port connected to
- * @s:		accepted socket
- * @family:	the client's family
- * @a:		that address, kept for the host's side (127.0.0.2 stays
- *		127.0.0.2); the family's loopback if we can't tell
- */
-static void splice_local(int s, int family, union inany_addr *a)
-{
-	if (inany_sock_local(s, a) || !inany_is_loopback(a))
-		inany_loopback(a, family);
-}
-
-/**
  * splice_listen_handler() - accept connections on a -T port
  * @c:		execution context
  * @ref:	epoll reference, index is the listener
@@ -293,16 +279,16 @@ void splice_listen_handler(struct ctx *c, union epoll_ref ref,
 		socklen_t sl = sizeof(sa);
 		int s = accept4(ref.fd, &sa.sa, &sl,
 				SOCK_NONBLOCK | SOCK_CLOEXEC);
-		union inany_addr local;
+		union inany_addr lo;
 
 		if (s < 0) {
 			fwd_accept_error(c, l, errno);
 			return;
 		}
-		splice_local(s, sa.sa.sa_family, &local);
+		inany_loopback(&lo, sa.sa.sa_family);
 		splice_flow_new(c, s, socket(sa.sa.sa_family, SOCK_STREAM |
 					     SOCK_NONBLOCK | SOCK_CLOEXEC, 0),
-				&local, l->to);
+				&lo, l->to);
 	}
 }
 

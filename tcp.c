@@ -1666,10 +1666,15 @@ static bool tcp_splice_dst(const struct ctx *c, int s,
 	union inany_addr client, local;
 	uint16_t port;
 
-	return c->mode == MODE_PASTA &&
-	       !inany_from_sockaddr(&client, &port, sa) &&
-	       !inany_sock_local(s, &local) &&
-	       splice_inbound(c, &client, &local, dst);
+	if (c->mode != MODE_PASTA || inany_from_sockaddr(&client, &port, sa))
+		return false;
+	/* The address connected to decides only with --host-lo-to-ns-lo:
+	 * no getsockname() per connection otherwise
+	 */
+	local = client;
+	if (c->host_lo_to_ns_lo && inany_sock_local(s, &local))
+		return false;
+	return splice_inbound(c, &client, &local, dst);
 }
 
 /**
