@@ -3,7 +3,7 @@
  *
  * Theory of operation: a backend (struct link_ops) is one way of reaching
  * the guest: pasta's tap device (tap.c), passt's UNIX stream socket
- * (stream.c). It reads frames into the receive slots below and writes the
+ * (stream.c), passt's vhost-user rings (vhost_user.c). It reads frames into the receive slots below and writes the
  * frames it is handed; it knows nothing of the layers above, which see only
  * this file: link_recv() for the input layer (input.c), link_send() for the
  * protocols' frames, built by ip_frame() with a descriptor that says where
@@ -14,6 +14,13 @@
  * once, by link_init(), from the backend and the way the guest was set up:
  * ip_frame() reads it through link_caps(). A capture (--pcap) records
  * complete checksums, so checksum offload is off while one runs.
+ *
+ * A guest without room for more frames (a full stream socket, no receive
+ * buffers in its ring) turns them away: link_send() says how many it took,
+ * the caller takes the rest back, and the backend says when room comes
+ * back (link_room_back()), which the main loop hands on once per event
+ * batch (link_room_returned()). The tap device gives no such event: there,
+ * a full queue only drops.
  *
  * A guest gone (passt: its socket closed, failed, or sent nonsense) is only
  * marked (link_guest_gone()): sending and reading stop, and the main loop,
@@ -47,13 +54,15 @@ static const struct link_ops *link_backend;
 static struct link_caps link_caps_set;
 static bool link_lost;		/* until link_guest_detach() */
 static bool link_rx_more;	/* the last recv() filled every slot */
+static bool link_full;		/* a send found no room: want_room() asked */
+static bool link_room;		/* since, the guest made room */
 
 /* The guest's MAC address, from the frames it sends: where ours go */
 static uint8_t link_mac_guest[ETH_ADDR_LEN] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 };
 
-static uint64_t link_frames_in, link_frames_out, link_send_errors;
+static uint64_t link_frames_in, link_frames_out, link_no_room;
 static uint64_t link_wakeups;
 
 /**
@@ -67,7 +76,7 @@ void link_init(struct ctx *c, const struct link_ops *ops)
 	link_caps_set = ops->caps(c);
 	if (pcap_active())
 		link_caps_set.csum = false;
-	link_lost = link_rx_more = false;
+	link_lost = link_rx_more = link_full = link_room = false;
 	debug("link: %s, checksum offload %s, segmentation offload %s",
 	      ops->name, link_caps_set.csum ? "on" : "off",
 	      link_caps_set.tso ? "on" : "off");
@@ -206,15 +215,22 @@ unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
  * @f:		frames, from ip_frame()
  * @n:		number of frames, at most LINK_SEND_MAX
  *
- * A full queue drops frames, like a lossy link: TCP recovers.
+ * A full queue drops frames, like a lossy link: TCP recovers. Where the
+ * backend can say when the guest has room again, the caller learns how
+ * many frames went: it may take the rest back and send them once
+ * link_room_returned() says so, instead of waiting for its retransmission.
+ *
+ * Return: frames the guest took, @n where the rest is only lost (a guest
+ *	   gone, a backend without want_room())
  */
-void link_send(struct ctx *c, const struct link_frame *f, unsigned int n)
+unsigned int link_send(struct ctx *c, const struct link_frame *f,
+		       unsigned int n)
 {
 	unsigned int i;
 	int sent;
 
 	if (c->fd_tap < 0 || link_lost)
-		return;
+		return n;
 
 	for (i = 0; i < n; i++)
 		pcap_frame_gso(f[i].iov.iov_base, f[i].iov.iov_len,
@@ -222,10 +238,40 @@ void link_send(struct ctx *c, const struct link_frame *f, unsigned int n)
 	sent = link_backend->send(c, f, n);
 	if (sent < 0) {
 		link_lost = true;
-		return;
+		return n;
 	}
 	link_frames_out += sent;
-	link_send_errors += n - sent;
+	link_no_room += n - sent;
+	if ((unsigned int)sent == n || !link_backend->want_room)
+		return n;
+	link_full = true;
+	link_backend->want_room(c);
+	return sent;
+}
+
+/**
+ * link_room_back() - for a backend: the guest can take frames again
+ */
+void link_room_back(void)
+{
+	if (link_full)
+		link_room = true;
+	link_full = false;
+}
+
+/**
+ * link_room_returned() - did the guest make room since a send found none?
+ *
+ * Once per event batch, for the main loop: who took frames back sends them.
+ *
+ * Return: true once for each time room came back
+ */
+bool link_room_returned(void)
+{
+	bool room = link_room;
+
+	link_room = false;
+	return room;
 }
 
 /**
@@ -288,7 +334,7 @@ bool link_guest_lost(void)
  */
 void link_guest_detach(struct ctx *c)
 {
-	link_lost = link_rx_more = false;
+	link_lost = link_rx_more = link_full = link_room = false;
 	memset(link_mac_guest, 0xff, ETH_ADDR_LEN);
 	if (link_backend->detach)
 		link_backend->detach(c);
@@ -302,11 +348,11 @@ void link_stats(void)
 	int i;
 
 	info("tap: frames in %llu (in %llu wake-ups), out %llu, "
-	     "send errors %llu",
+	     "no room for %llu",
 	     (unsigned long long)link_frames_in,
 	     (unsigned long long)link_wakeups,
 	     (unsigned long long)link_frames_out,
-	     (unsigned long long)link_send_errors);
+	     (unsigned long long)link_no_room);
 	for (i = 0; i < DROP_REASONS; i++) {
 		if (pkt_drops[i])
 			info("drop %s: %llu", pkt_drop_names[i],

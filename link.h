@@ -70,6 +70,10 @@ struct link_caps {
  *		reads in one)
  * @send:	write @n frames in order; return how many went, a full queue
  *		drops the rest; -1 if the guest is gone
+ * @want_room:	the guest took fewer frames than it was sent: call
+ *		link_room_back() once it can take more (asked again at each
+ *		such send: it may be at once); NULL if a full queue
+ *		only drops (the tap device: no event says it has room)
  * @detach:	let a guest that's gone go, NULL if it never goes
  * @attach:	start serving a guest on a connected socket (passt), NULL
  *		for a link that's there from the start
@@ -81,6 +85,7 @@ struct link_ops {
 			     struct link_rx *rx, unsigned int first,
 			     unsigned int max);
 	int (*send)(struct ctx *c, const struct link_frame *f, unsigned int n);
+	void (*want_room)(struct ctx *c);
 	void (*detach)(struct ctx *c);
 	void (*attach)(struct ctx *c, int fd);
 };
@@ -94,7 +99,10 @@ const struct link_caps *link_caps(void);
 uint8_t *link_rx_slot(unsigned int i);
 unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
 		       unsigned int first, unsigned int max);
-void link_send(struct ctx *c, const struct link_frame *f, unsigned int n);
+unsigned int link_send(struct ctx *c, const struct link_frame *f,
+		       unsigned int n);
+void link_room_back(void);
+bool link_room_returned(void);
 void link_send_raw(struct ctx *c, const uint8_t *eth, size_t len);
 void link_guest_mac_seen(const uint8_t *mac);
 const uint8_t *link_guest_mac(void);

@@ -309,6 +309,8 @@ static void main_loop(struct ctx *c)
 		for (i = 0; i < n; i++)
 			dispatch(c, &events[i]);
 
+		if (link_room_returned())
+			tcp_link_room(c);
 		tcp_batch_end(c);
 		next = MIN(tcp_timer(c), follow_timer(c));
 		next = MIN(next, ndp_timer(c));

@@ -53,6 +53,18 @@ static uint8_t stream_owed[sizeof(uint32_t) + LINK_FRAME_MAX +
 			   STREAM_CTL_OWED_MAX *
 			   (sizeof(uint32_t) + STREAM_CTL_FRAME_MAX)];
 static size_t stream_owed_len, stream_owed_off;
+static bool stream_room_wanted;	/* the link layer waits for EPOLLOUT */
+
+/**
+ * stream_epollout() - wait for EPOLLOUT on the guest's socket, or stop
+ * @c:		execution context
+ * @on:		wait for it
+ */
+static void stream_epollout(const struct ctx *c, bool on)
+{
+	epoll_ref_mod(c, c->fd_tap, EPOLL_TYPE_TAP, 0,
+		      EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0));
+}
 
 /**
  * stream_caps() - what QEMU's stream netdev offloads
@@ -82,9 +94,8 @@ static bool stream_owe(const struct ctx *c, const struct iovec *iov,
 
 	if (stream_owed_len + len > sizeof(stream_owed))
 		return false;
-	if (!stream_owed_len)
-		epoll_ref_mod(c, c->fd_tap, EPOLL_TYPE_TAP, 0,
-			      EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+	if (!stream_owed_len && !stream_room_wanted)
+		stream_epollout(c, true);
 	for (i = 0; i < 2; i++) {
 		size_t off = MIN(skip, iov[i].iov_len);
 
@@ -117,7 +128,37 @@ static int stream_owed_flush(const struct ctx *c)
 		stream_owed_off += n;
 	}
 	stream_owed_len = stream_owed_off = 0;
-	epoll_ref_mod(c, c->fd_tap, EPOLL_TYPE_TAP, 0, EPOLLIN | EPOLLRDHUP);
+	if (!stream_room_wanted)
+		stream_epollout(c, false);
+	return 0;
+}
+
+/**
+ * stream_want_room() - tell the link layer when the guest's socket has room
+ * @c:		execution context
+ */
+static void stream_want_room(struct ctx *c)
+{
+	if (!stream_owed_len && !stream_room_wanted)
+		stream_epollout(c, true);
+	stream_room_wanted = true;
+}
+
+/**
+ * stream_writable() - EPOLLOUT: send what we owe, then say there's room
+ * @c:		execution context
+ *
+ * Return: 0, -1 if the guest must be disconnected
+ */
+static int stream_writable(const struct ctx *c)
+{
+	if (stream_owed_len && stream_owed_flush(c))
+		return -1;
+	if (stream_owed_len || !stream_room_wanted)
+		return 0;
+	stream_room_wanted = false;
+	stream_epollout(c, false);
+	link_room_back();
 	return 0;
 }
 
@@ -303,8 +344,7 @@ static unsigned int stream_recv(struct ctx *c, uint32_t events,
 	unsigned int n = 0;
 	ssize_t ret = 0;
 
-	if (!first && (events & EPOLLOUT) && stream_owed_len &&
-	    stream_owed_flush(c)) {
+	if (!first && (events & EPOLLOUT) && stream_writable(c)) {
 		stream_write_failed();
 		link_guest_gone();
 		return 0;
@@ -363,6 +403,7 @@ static void stream_detach(struct ctx *c)
 {
 	stream_in_off = stream_in_len = 0;
 	stream_owed_len = stream_owed_off = 0;
+	stream_room_wanted = false;
 	stream_guest_close(c);
 }
 
@@ -388,6 +429,7 @@ const struct link_ops stream_link = {
 	.caps = stream_caps,
 	.recv = stream_recv,
 	.send = stream_send,
+	.want_room = stream_want_room,
 	.detach = stream_detach,
 	.attach = stream_guest_attach,
 };

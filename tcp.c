@@ -98,6 +98,7 @@
 #define TCP_SYN_RETRIES_MAX	5	/* RFC 6298 back-off from 200 ms */
 #define TCP_DUP_ACK_THRESH	3	/* RFC 5681, 3.2 */
 #define TCP_TOUCHED_MAX		256
+#define TCP_LINK_WAIT_MAX	256	/* past these, the RTO resends */
 #define TCP_DISCARD_MAX		(8 << 20)
 #define TCP_WND_CHECK_MIN_MS	1
 #define TCP_WND_CHECK_MAX_MS	50
@@ -116,6 +117,9 @@ static uint8_t tcp_frames[TCP_FRAMES][TCP_FRAME_STRIDE]
 	__attribute__((aligned(8)));
 static int tcp_touched[TCP_TOUCHED_MAX];
 static unsigned int tcp_touched_n;
+/* Connections with TCP_LINK_HELD, in the order the link turned them away */
+static int tcp_link_wait[TCP_LINK_WAIT_MAX];
+static unsigned int tcp_link_wait_n;
 
 /* In-sequence payload from the guest, for one connection at a time: written
  * with one sendmsg() by tcp_tx_flush(). The iovecs borrow the link's receive
@@ -749,18 +753,52 @@ static void tcp_peek_failed(struct ctx *c, struct tcp_conn *conn, ssize_t n)
 }
 
 /**
+ * tcp_link_held() - the link took only some frames: take the rest back
+ * @c:		execution context
+ * @conn:	connection
+ * @unsent:	payload bytes of the frames it turned away
+ *
+ * They were only peeked: the socket still has them. Going back to the
+ * first of them, sequence and peek offset, and sending again once the
+ * guest has room (tcp_link_room()) costs a wake-up; leaving them lost
+ * cost the RTO: a vhost-user guest whose receive ring a download filled
+ * stalled for 200 ms each time.
+ *
+ * Return: 0, -1 if the connection was reset
+ */
+static int tcp_link_held(struct ctx *c, struct tcp_conn *conn, size_t unsent)
+{
+	int off;
+
+	if (tcp_link_wait_n == TCP_LINK_WAIT_MAX)
+		return 0;	/* lost, for the RTO */
+	conn->seq_to_tap -= unsent;
+	off = conn->discard + conn->seq_to_tap - conn->seq_ack_from_tap;
+	if (tcp_peek_off_ok &&
+	    setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off))) {
+		tcp_rst(c, conn);
+		return -1;
+	}
+	conn->pending |= TCP_LINK_HELD;
+	tcp_link_wait[tcp_link_wait_n++] = tcp_idx(conn);
+	return 0;
+}
+
+/**
  * tcp_frames_send() - send peeked socket data to the guest as data frames
  * @c:		execution context
  * @conn:	connection
  * @iov:	payload slots of tcp_frames, as tcp_peek_frames() filled them
  * @n:		bytes peeked
+ *
+ * Return: 0, -1 if the link turned some away (or the connection was reset)
  */
-static void tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
-			    const struct iovec *iov, size_t n)
+static int tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
+			   const struct iovec *iov, size_t n)
 {
 	struct link_frame frames[TCP_FRAMES];
-	size_t sent = 0;
-	unsigned int i;
+	size_t sent = 0, taken = 0;
+	unsigned int i, went;
 
 	for (i = 0; sent < n; i++) {
 		size_t len = MIN(n - sent, iov[i].iov_len);
@@ -771,10 +809,20 @@ static void tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
 					 conn->seq_to_tap - len, flags, 0, len);
 		sent += len;
 	}
-	link_send(c, frames, i);
-	conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
-	if (!conn->rto_at)
+	went = link_send(c, frames, i);
+	if (went)
+		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
+	if (went < i) {
+		unsigned int f;
+
+		for (f = 0; f < went; f++)
+			taken += iov[f].iov_len;	/* all full but the last */
+		if (tcp_link_held(c, conn, n - taken))
+			return -1;
+	}
+	if (conn->seq_to_tap != conn->seq_ack_from_tap && !conn->rto_at)
 		tcp_rto_arm(c, conn);
+	return went < i ? -1 : 0;
 }
 
 /**
@@ -790,7 +838,8 @@ static void tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
 static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 {
 	if (conn->phase != TCP_PHASE_ESTABLISHED ||
-	    (conn->close & TCP_TAP_FIN_SENT) || conn->f.closing)
+	    (conn->close & TCP_TAP_FIN_SENT) || conn->f.closing ||
+	    (conn->pending & TCP_LINK_HELD))
 		return;
 
 	tcp_wnd_update(c, conn);
@@ -820,7 +869,8 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 			tcp_peek_failed(c, conn, n);
 			return;
 		}
-		tcp_frames_send(c, conn, iov, n);
+		if (tcp_frames_send(c, conn, iov, n))
+			return;
 		/* Less than asked: the socket is empty, and what arrives
 		 * next wakes us (edge-triggered), saving a peek that could
 		 * only fail. Unless the FIN came with this data: it gives
@@ -830,6 +880,38 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 			conn->pending &= ~TCP_WND_HELD;
 			return;
 		}
+	}
+}
+
+/**
+ * tcp_link_room() - the guest has room again: send what the link turned away
+ * @c:		execution context
+ *
+ * In the order the connections were turned away; those the link turns
+ * away again wait for the next time, still in order.
+ */
+void tcp_link_room(struct ctx *c)
+{
+	int waiting[TCP_LINK_WAIT_MAX];
+	unsigned int i, n = tcp_link_wait_n;
+
+	memcpy(waiting, tcp_link_wait, n * sizeof(waiting[0]));
+	tcp_link_wait_n = 0;
+	for (i = 0; i < n; i++) {
+		struct tcp_conn *conn = &flowtab[waiting[i]].tcp;
+
+		if (conn->f.type != FLOW_TCP || conn->f.closing ||
+		    !(conn->pending & TCP_LINK_HELD))
+			continue;
+		/* Turned away again: the rest keeps its order, behind the
+		 * one held (never more entries than taken out)
+		 */
+		if (tcp_link_wait_n) {
+			tcp_link_wait[tcp_link_wait_n++] = waiting[i];
+			continue;
+		}
+		conn->pending &= ~TCP_LINK_HELD;
+		tcp_data_to_tap(c, conn);
 	}
 }
 

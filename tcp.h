@@ -15,6 +15,7 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void tcp_tx_flush(struct ctx *c);
 void tcp_batch_end(struct ctx *c);
+void tcp_link_room(struct ctx *c);
 int64_t tcp_timer(struct ctx *c);
 void tcp_stats(const struct ctx *c);
 

@@ -30,6 +30,7 @@ enum tcp_phase {
 #define TCP_SOCK_RDHUP		(1U << 3)	/* EPOLLRDHUP seen: peer's FIN */
 #define TCP_DATA_DUE		(1U << 4)	/* send data at end of batch */
 #define TCP_WND_HELD		(1U << 5)	/* socket data waits for window */
+#define TCP_LINK_HELD		(1U << 6)	/* socket data waits for the link */
 /* Bits that put a connection on the end-of-batch list */
 #define TCP_BATCH_BITS		(TCP_ACK_DUE | TCP_ACK_NOW | TCP_DATA_DUE)
 

@@ -317,8 +317,7 @@ static unsigned int vu_recv(struct ctx *c, uint32_t events,
 			break;
 		}
 		if (!ret) {
-			vq_kicks_wanted(&q->vq);
-			if (vq_empty(&q->vq))
+			if (!vq_kicks_wanted(&q->vq))
 				break;
 			continue;
 		}
@@ -448,7 +447,7 @@ static int vu_send_frame(struct vu_queue *q, const struct link_frame *f)
  * @n:		how many
  *
  * Return: frames written: without buffers the rest is dropped, like a
- *	   full queue
+ *	   full queue, unless the caller takes it back (vu_want_room())
  */
 static int vu_send(struct ctx *c, const struct link_frame *f, unsigned int n)
 {
@@ -460,13 +459,26 @@ static int vu_send(struct ctx *c, const struct link_frame *f, unsigned int n)
 		return 0;
 	for (i = 0; i < n && !vu_send_frame(q, &f[i]); i++)
 		;
-	if (i < n) {
-		vu_no_buffers += n - i;
-		vq_kicks_wanted(&q->vq);
-	}
+	vu_no_buffers += n - i;
 	if (i)
 		vu_notify(q);
 	return i;
+}
+
+/**
+ * vu_want_room() - tell the link layer when the guest adds receive buffers
+ * @c:		execution context
+ *
+ * Its kick on the receive ring says so (vu_kick_handler()); buffers it
+ * added before it was asked to kick bring none: those count at once.
+ */
+static void vu_want_room(struct ctx *c)
+{
+	struct vu_queue *q = &vu.q[VU_RX];
+
+	(void)c;
+	if (vu_ready(q) && vq_kicks_wanted(&q->vq))
+		link_room_back();
 }
 
 /**
@@ -869,8 +881,8 @@ void vu_sock_handler(struct ctx *c, uint32_t events)
  * @idx:	ring index
  *
  * Return: true if the transmit ring has frames to take (the caller runs
- *	   the input layer), false for the receive ring: new buffers, which
- *	   the next frames to the guest use
+ *	   the input layer), false for the receive ring: new buffers, for
+ *	   what waits for room (link_room_back())
  */
 bool vu_kick_handler(struct ctx *c, uint32_t idx)
 {
@@ -882,6 +894,8 @@ bool vu_kick_handler(struct ctx *c, uint32_t idx)
 		return false;
 	if (read(q->kick, &kicks, sizeof(kicks)) < 0 && errno != EAGAIN)
 		debug("vhost-user: kick eventfd: %s", strerror(errno));
+	if (idx == VU_RX)
+		link_room_back();
 	return idx == VU_TX;
 }
 
@@ -937,6 +951,7 @@ const struct link_ops vu_link = {
 	.caps = vu_caps,
 	.recv = vu_recv,
 	.send = vu_send,
+	.want_room = vu_want_room,
 	.detach = vu_detach,
 	.attach = vu_attach,
 };

@@ -259,20 +259,25 @@ bool vq_notify_due(struct virtq *vq)
 }
 
 /**
- * vq_kicks_wanted() - ask the guest to kick us for its next buffer
+ * vq_kicks_wanted() - ask the guest to kick us when it adds a buffer
  * @vq:		virtqueue, set up
  *
- * With event indices, for the first one after what we took; else for any.
+ * With event indices, for the first one past those it made available
+ * so far; else for any. A buffer added while we asked brings no kick.
+ *
+ * Return: true if the guest added one since we looked: no kick comes
  */
-void vq_kicks_wanted(struct virtq *vq)
+bool vq_kicks_wanted(struct virtq *vq)
 {
+	uint16_t seen = vq_avail_idx(vq);
+
 	if (vq->event_idx) {
 		uint16_t *avail_event = (uint16_t *)&vq->used->ring[vq->num];
 
-		__atomic_store_n(avail_event, htole16(vq->last_avail),
-				 __ATOMIC_RELAXED);
+		__atomic_store_n(avail_event, htole16(seen), __ATOMIC_RELAXED);
 	} else {
 		__atomic_store_n(&vq->used->flags, 0, __ATOMIC_RELAXED);
 	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* then look again */
+	return vq_avail_idx(vq) != seen;
 }

@@ -90,7 +90,7 @@ int vq_pop(struct virtq *vq, const struct vq_mem *m, struct vq_elem *e);
 void vq_push(struct virtq *vq, uint16_t head, uint32_t len);
 void vq_publish(struct virtq *vq);
 bool vq_notify_due(struct virtq *vq);
-void vq_kicks_wanted(struct virtq *vq);
+bool vq_kicks_wanted(struct virtq *vq);
 bool vq_empty(const struct virtq *vq);
 
 #endif /* VIRTQ_H */

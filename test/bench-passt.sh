@@ -60,6 +60,7 @@
 #   BENCH_PASST_TOOLS   ["ours debian"]
 #   BENCH_PASST_OUT*    the markdown report [/tmp/bench-passt.md];
 #                       --quick: /tmp/bench-passt-quick.md
+#   BENCH_PASST_STREAMS parallel streams per transfer (iperf3 -P) [1]
 #   BENCH_PASST_QUIET   wait up to this many seconds before each tool for
 #                       the machine to be idle (both CPUs under 15 % busy
 #                       over 2 s), e.g. while another benchmark runs [0]
@@ -88,6 +89,7 @@ BENCH_PASST_RUNS=${BENCH_PASST_RUNS:-3}
 BENCH_PASST_TOOLS=${BENCH_PASST_TOOLS:-ours debian}
 BENCH_PASST_OUT=${BENCH_PASST_OUT:-/tmp/bench-passt.md}
 BENCH_PASST_QUIET=${BENCH_PASST_QUIET:-0}
+BENCH_PASST_STREAMS=${BENCH_PASST_STREAMS:-1}
 PASST=${PASST:-$TOPDIR/passt}
 DEBIAN_PASST=${DEBIAN_PASST:-/usr/bin/passt}
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -324,7 +326,7 @@ run_tool() {
 		"${BIOS[@]}" -m 256 -nographic -nodefaults -serial stdio \
 		-monitor none -no-reboot \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 quiet panic=-1 pt.test=bench-iperf3 pt.srv=$SRV_ADDR pt.secs=$BENCH_PASST_SECS pt.runs=$BENCH_PASST_RUNS pt.gap=$GAP" \
+		-append "console=ttyS0 quiet panic=-1 pt.test=bench-iperf3 pt.srv=$SRV_ADDR pt.secs=$BENCH_PASST_SECS pt.runs=$BENCH_PASST_RUNS pt.gap=$GAP pt.streams=$BENCH_PASST_STREAMS" \
 		"${net[@]}" </dev/null >"$cons" 2>"$WORK/$tool.qemu.err" &
 	qpid=$!
 	_PGIDS+=("$qpid")

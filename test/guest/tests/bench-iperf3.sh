@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench-iperf3: for test/bench-passt.sh - $PT_runs rounds of iperf3 -t
 # $PT_secs to $PT_srv, upload then download (-R) in each round; per run the
-# receiver's byte count and rate, from iperf3 -J (end.sum_received).
+# receiver's byte count and rate, from iperf3 -J (end.sum_received);
+# $PT_streams parallel streams (iperf3 -P) if given.
 #
 # Console lines (besides the usual PT-RESULT):
 #   PT-BENCH start DIR N          then $PT_gap s idle, then the transfer
@@ -29,6 +30,7 @@ while [ "$i" -le "$runs" ]; do
 		sleep "$gap"
 		# shellcheck disable=SC2086
 		timeout $((secs + 20)) iperf3 -c "$PT_srv" -t "$secs" $r -J \
+			${PT_streams:+-P "$PT_streams"} \
 			--connect-timeout 5000 >/tmp/bench.json 2>/tmp/bench.err
 		rc=$?
 		# end.sum_received: "seconds", "bytes", "bits_per_second";
