@@ -820,6 +820,8 @@ static int tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
 		if (tcp_link_held(c, conn, n - taken))
 			return -1;
 	}
+	if (SEQ_GT(conn->seq_to_tap, conn->seq_max_to_tap))
+		conn->seq_max_to_tap = conn->seq_to_tap;
 	if (conn->seq_to_tap != conn->seq_ack_from_tap && !conn->rto_at)
 		tcp_rto_arm(c, conn);
 	return went < i ? -1 : 0;
@@ -1147,7 +1149,7 @@ static int tcp_conn_alloc(struct ctx *c, const struct flow_key *key,
 	conn->sock = s;
 	conn->rto_ms = TCP_RTO_INIT_MS;
 	conn->seq_from_tap = seg->seq + 1;
-	conn->seq_to_tap = tcp_isn() + 1;
+	conn->seq_to_tap = conn->seq_max_to_tap = tcp_isn() + 1;
 	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
 	tcp_syn_opts_apply(c, conn, o, seg->wnd);
 	flow_hash_insert(idx);
@@ -1292,6 +1294,36 @@ static bool tcp_dup_ack(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_ack_past_rewind() - the guest acknowledges more than we resent so far
+ * @c:		execution context
+ * @conn:	connection
+ * @ack:	its ACK, past @conn->seq_to_tap
+ *
+ * After a rewind (RTO, fast retransmit), what the guest had in its queue
+ * still arrives, and its ACKs cover it: resending it all again, while such
+ * ACKs were ignored, stalled a slow guest's downloads for seconds. Data it
+ * has needn't go again: go on from there.
+ *
+ * Return: 0 if @ack is for data we sent, now sent from there, -1 if not
+ *	   (or the connection was reset)
+ */
+static int tcp_ack_past_rewind(struct ctx *c, struct tcp_conn *conn,
+			       uint32_t ack)
+{
+	int off = conn->discard + (ack - conn->seq_ack_from_tap);
+
+	if (SEQ_GT(ack, conn->seq_max_to_tap))
+		return -1;
+	if (tcp_peek_off_ok &&
+	    setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off))) {
+		tcp_rst(c, conn);
+		return -1;
+	}
+	conn->seq_to_tap = ack;
+	return 0;
+}
+
+/**
  * tcp_ack_from_tap() - process the guest's ACK and window
  * @c:		execution context
  * @conn:	connection
@@ -1304,9 +1336,10 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	uint32_t acked, old_wnd = conn->wnd_from_tap;
 	bool dup;
 
-	if (SEQ_GT(seg->ack, conn->seq_to_tap) ||
-	    SEQ_LT(seg->ack, conn->seq_ack_from_tap))
-		return;		/* not for data we sent, or old */
+	if (SEQ_LT(seg->ack, conn->seq_ack_from_tap) ||
+	    (SEQ_GT(seg->ack, conn->seq_to_tap) &&
+	     tcp_ack_past_rewind(c, conn, seg->ack)))
+		return;		/* old, or not for data we sent */
 
 	acked = seg->ack - conn->seq_ack_from_tap;
 	/* The answer to a keepalive probe repeats the ACK too, but it is no
@@ -1717,7 +1750,7 @@ static void tcp_conn_from_sock(struct ctx *c, int s,
 	conn->f.key = key;
 	conn->sock = s;
 	conn->rto_ms = TCP_RTO_INIT_MS;
-	conn->seq_to_tap = tcp_isn() + 1;
+	conn->seq_to_tap = conn->seq_max_to_tap = tcp_isn() + 1;
 	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
 	conn->mss_to_tap = tcp_mss_max(c, &key);
 	conn->ws_to_tap = TCP_WS_OURS;

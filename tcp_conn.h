@@ -48,6 +48,8 @@ enum tcp_phase {
  * @ka_sent:		keepalive probes sent to the guest, not yet answered
  * @mss_to_tap:		largest segment we send to the guest
  * @seq_to_tap:		next sequence number we send to the guest
+ * @seq_max_to_tap:	past the last byte of data the guest was sent, before
+ *			any rewind (what its ACKs may cover)
  * @seq_ack_from_tap:	highest ACK from the guest (oldest unacked)
  * @seq_from_tap:	next sequence number expected from the guest
  * @seq_ack_to_tap:	last ACK we sent to the guest
@@ -80,6 +82,7 @@ struct tcp_conn {
 	uint8_t ka_sent;
 	uint16_t mss_to_tap;
 	uint32_t seq_to_tap;
+	uint32_t seq_max_to_tap;
 	uint32_t seq_ack_from_tap;
 	uint32_t seq_from_tap;
 	uint32_t seq_ack_to_tap;
