@@ -74,8 +74,8 @@ void link_init(struct ctx *c, const struct link_ops *ops)
 {
 	link_backend = ops;
 	link_caps_set = ops->caps(c);
-	if (pcap_active())
-		link_caps_set.csum = false;
+	if (pcap_active())	/* a capture has whole frames, summed */
+		link_caps_set.csum = link_caps_set.tx_direct = false;
 	link_lost = link_rx_more = link_full = link_room = false;
 	debug("link: %s, checksum offload %s, segmentation offload %s",
 	      ops->name, link_caps_set.csum ? "on" : "off",
@@ -93,7 +93,7 @@ void link_caps_update(const struct ctx *c)
 {
 	link_caps_set = link_backend->caps(c);
 	if (pcap_active())
-		link_caps_set.csum = false;
+		link_caps_set.csum = link_caps_set.tx_direct = false;
 	debug("link: checksum offload %s, segmentation offload %s",
 	      link_caps_set.csum ? "on" : "off",
 	      link_caps_set.tso ? "on" : "off");
@@ -247,6 +247,60 @@ unsigned int link_send(struct ctx *c, const struct link_frame *f,
 	link_full = true;
 	link_backend->want_room(c);
 	return sent;
+}
+
+/**
+ * link_tx_reserve() - room for frames in the guest's own buffers
+ * @c:		execution context
+ * @tx:		set: payload buffers, frames
+ * @frames:	frames wanted, at most
+ * @data_max:	payload bytes of each frame but the last
+ * @hdr_len:	header bytes of each frame, Ethernet to L4
+ * @bytes_max:	payload bytes wanted in all, at most
+ *
+ * Where the link gives such room (link_caps()->tx_direct), a socket's data
+ * can be read straight into it, and no copy is made. Nothing else may be
+ * sent to the guest until link_tx_commit().
+ *
+ * Return: frames there is room for, their payload buffers in @tx->iov,
+ *	   @bytes_max at most in all; 0 if none (send copies then)
+ */
+unsigned int link_tx_reserve(struct ctx *c, struct link_tx *tx,
+			     unsigned int frames, size_t data_max,
+			     size_t hdr_len, size_t bytes_max)
+{
+	size_t room = 0;
+	unsigned int i;
+
+	if (!link_caps_set.tx_direct || c->fd_tap < 0 || link_lost)
+		return 0;
+	tx->frames = frames;
+	tx->data_max = data_max;
+	tx->hdr_len = hdr_len;
+	if (!link_backend->tx_reserve(c, tx))
+		return 0;
+	for (i = 0; i < tx->iovcnt && room < bytes_max; i++) {
+		tx->iov[i].iov_len = MIN(tx->iov[i].iov_len, bytes_max - room);
+		room += tx->iov[i].iov_len;
+	}
+	tx->iovcnt = i;
+	return tx->frames;
+}
+
+/**
+ * link_tx_commit() - give the guest the frames written in reserved room
+ * @c:		execution context
+ * @tx:		from link_tx_reserve()
+ * @f:		frames' headers, the first @tx->hdr_len bytes of each
+ *		(ip_frame(), as if with their payload)
+ * @n:		frames written, 0 to give all the room back
+ * @bytes:	payload bytes written, in all
+ */
+void link_tx_commit(struct ctx *c, const struct link_tx *tx,
+		    const struct link_frame *f, unsigned int n, size_t bytes)
+{
+	link_backend->tx_commit(c, tx, f, n, bytes);
+	link_frames_out += n;
 }
 
 /**

@@ -49,15 +49,42 @@ struct link_frame {
 	uint16_t hdr_len;
 };
 
+#define LINK_TX_IOV_MAX		1024	/* IOV_MAX: one recvmsg() fills them */
+#define LINK_TX_CHAINS_MAX	1024	/* guest buffer chains, all frames */
+
+/**
+ * struct link_tx - room for frames in the guest's own receive buffers
+ * @iov:	payload buffers of all frames, in order: @data_max bytes for
+ *		each frame, the last maybe fewer (what the caller asked for)
+ * @iovcnt:	entries in @iov
+ * @frames:	frames there is room for
+ * @data_max:	payload bytes of each but the last
+ * @hdr_len:	header bytes each frame has before its payload (Ethernet to
+ *		L4, without the link's own)
+ *
+ * The backend keeps which of its buffers these are until
+ * link_tx_commit(): nothing may be sent to the guest in between.
+ */
+struct link_tx {
+	struct iovec iov[LINK_TX_IOV_MAX];
+	unsigned int iovcnt;
+	unsigned int frames;
+	size_t data_max;
+	size_t hdr_len;
+};
+
 /**
  * struct link_caps - what a link does for us, decided once at start-up
  * @csum:	completes TCP and UDP checksums of frames to the guest, so
  *		they may carry the pseudo-header sum alone
  * @tso:	cuts TCP frames to the guest into segments (@gso_size)
+ * @tx_direct:	gives room in the guest's own buffers (link_tx_reserve()),
+ *		where payload can go straight from a socket
  */
 struct link_caps {
 	bool csum;
 	bool tso;
+	bool tx_direct;
 };
 
 /**
@@ -70,6 +97,13 @@ struct link_caps {
  *		reads in one)
  * @send:	write @n frames in order; return how many went, a full queue
  *		drops the rest; -1 if the guest is gone
+ * @tx_reserve: room for up to @tx->frames frames of @tx->hdr_len header and
+ *		@tx->data_max payload bytes, in the guest's buffers; set
+ *		@tx, return the frames there is room for (0: send copies)
+ * @tx_commit:	the first @n frames of the last tx_reserve() are written,
+ *		@bytes of payload in all, headers as @f has them (from
+ *		ip_frame(), without payload): give them to the guest, and
+ *		the rest of the room back
  * @want_room:	the guest took fewer frames than it was sent: call
  *		link_room_back() once it can take more (asked again at each
  *		such send: it may be at once); NULL if a full queue
@@ -85,6 +119,10 @@ struct link_ops {
 			     struct link_rx *rx, unsigned int first,
 			     unsigned int max);
 	int (*send)(struct ctx *c, const struct link_frame *f, unsigned int n);
+	unsigned int (*tx_reserve)(struct ctx *c, struct link_tx *tx);
+	void (*tx_commit)(struct ctx *c, const struct link_tx *tx,
+			  const struct link_frame *f, unsigned int n,
+			  size_t bytes);
 	void (*want_room)(struct ctx *c);
 	void (*detach)(struct ctx *c);
 	void (*attach)(struct ctx *c, int fd);
@@ -101,6 +139,11 @@ unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
 		       unsigned int first, unsigned int max);
 unsigned int link_send(struct ctx *c, const struct link_frame *f,
 		       unsigned int n);
+unsigned int link_tx_reserve(struct ctx *c, struct link_tx *tx,
+			     unsigned int frames, size_t data_max,
+			     size_t hdr_len, size_t bytes_max);
+void link_tx_commit(struct ctx *c, const struct link_tx *tx,
+		    const struct link_frame *f, unsigned int n, size_t bytes);
 void link_room_back(void);
 bool link_room_returned(void);
 void link_send_raw(struct ctx *c, const uint8_t *eth, size_t len);

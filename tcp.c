@@ -688,14 +688,13 @@ static size_t tcp_frame_data_max(const struct tcp_conn *conn)
  * tcp_peek_frames() - peek socket data into frame payload slots
  * @conn:	connection
  * @space:	bytes the guest's window allows
- * @iov:	iovec array, TCP_FRAMES entries
  * @want:	set to the bytes asked for: a result below it means the socket
  *		had no more
  *
  * Return: recvmsg() result
  */
 static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
-			       struct iovec *iov, size_t *want)
+			       size_t *want)
 {
 	size_t frame_max = tcp_frame_data_max(conn);
 	struct iovec all[TCP_FRAMES + 1];
@@ -715,9 +714,9 @@ static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
 	for (i = 0; i < TCP_FRAMES && space; i++) {
 		size_t len = MIN(space, frame_max);
 
-		iov[i].iov_base = tcp_frames[i] + FRAME_L4_OFF + TCP_HDR_LEN;
-		iov[i].iov_len = len;
-		all[i + 1] = iov[i];
+		all[i + 1] = (struct iovec){
+			tcp_frames[i] + FRAME_L4_OFF + TCP_HDR_LEN, len
+		};
 		space -= len;
 		*want += len;
 	}
@@ -733,6 +732,48 @@ static ssize_t tcp_peek_frames(struct tcp_conn *conn, uint32_t space,
 		return 0;
 	errno = EAGAIN;
 	return -1;
+}
+
+/**
+ * tcp_peek_direct() - peek socket data straight into the guest's buffers
+ * @c:		execution context
+ * @conn:	connection
+ * @space:	bytes the guest's window allows
+ * @tx:		set: the room the link gave, for tcp_frames_send()
+ * @want:	set to the bytes asked for
+ *
+ * Where the link gives room in the guest's own memory (vhost-user), the
+ * payload goes there from the socket and nowhere else: one copy, the
+ * kernel's, where the frame buffers cost a second one.
+ *
+ * Return: recvmsg() result, or -2 if the link has no such room now (then
+ *	   tcp_peek_frames())
+ */
+static ssize_t tcp_peek_direct(struct ctx *c, struct tcp_conn *conn,
+			       uint32_t space, struct link_tx *tx,
+			       size_t *want)
+{
+	size_t frame_max = tcp_frame_data_max(conn), hdr_len;
+	struct msghdr mh = { .msg_iov = tx->iov };
+	unsigned int i;
+	ssize_t n;
+
+	if (!tcp_peek_off_ok || !link_caps()->tx_direct)
+		return -2;
+	hdr_len = ETH_HLEN + TCP_HDR_LEN +
+		  (inany_v4(&conn->f.key.gaddr) ? sizeof(struct iphdr) :
+						  sizeof(struct ipv6hdr));
+	if (!link_tx_reserve(c, tx, MIN(TCP_FRAMES,
+					(space + frame_max - 1) / frame_max),
+			     frame_max, hdr_len, space))
+		return -2;
+	for (*want = 0, i = 0; i < tx->iovcnt; i++)
+		*want += tx->iov[i].iov_len;
+	mh.msg_iovlen = tx->iovcnt;
+	n = recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+	if (n <= 0)
+		link_tx_commit(c, tx, NULL, 0, 0);	/* all of it back */
+	return n;
 }
 
 /**
@@ -788,20 +829,22 @@ static int tcp_link_held(struct ctx *c, struct tcp_conn *conn, size_t unsent)
  * tcp_frames_send() - send peeked socket data to the guest as data frames
  * @c:		execution context
  * @conn:	connection
- * @iov:	payload slots of tcp_frames, as tcp_peek_frames() filled them
- * @n:		bytes peeked
+ * @n:		bytes peeked: in tcp_frames' payload slots, or in the guest's
+ *		buffers
+ * @tx:		the room the guest's buffers gave (tcp_peek_direct()), NULL
+ *		if the payload is in tcp_frames
  *
  * Return: 0, -1 if the link turned some away (or the connection was reset)
  */
-static int tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
-			   const struct iovec *iov, size_t n)
+static int tcp_frames_send(struct ctx *c, struct tcp_conn *conn, size_t n,
+			   const struct link_tx *tx)
 {
+	size_t frame_max = tcp_frame_data_max(conn), sent = 0;
 	struct link_frame frames[TCP_FRAMES];
-	size_t sent = 0, taken = 0;
 	unsigned int i, went;
 
 	for (i = 0; sent < n; i++) {
-		size_t len = MIN(n - sent, iov[i].iov_len);
+		size_t len = MIN(n - sent, frame_max);
 		uint8_t flags = TH_ACK | (sent + len == n ? TH_PUSH : 0);
 
 		conn->seq_to_tap += len;
@@ -809,17 +852,16 @@ static int tcp_frames_send(struct ctx *c, struct tcp_conn *conn,
 					 conn->seq_to_tap - len, flags, 0, len);
 		sent += len;
 	}
-	went = link_send(c, frames, i);
+	if (tx) {
+		link_tx_commit(c, tx, frames, i, n);
+		went = i;
+	} else {
+		went = link_send(c, frames, i);
+	}
 	if (went)
 		conn->pending &= ~(TCP_ACK_DUE | TCP_ACK_NOW);
-	if (went < i) {
-		unsigned int f;
-
-		for (f = 0; f < went; f++)
-			taken += iov[f].iov_len;	/* all full but the last */
-		if (tcp_link_held(c, conn, n - taken))
-			return -1;
-	}
+	if (went < i && tcp_link_held(c, conn, n - went * frame_max))
+		return -1;
 	if (SEQ_GT(conn->seq_to_tap, conn->seq_max_to_tap))
 		conn->seq_max_to_tap = conn->seq_to_tap;
 	if (conn->seq_to_tap != conn->seq_ack_from_tap && !conn->rto_at)
@@ -849,7 +891,8 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 
 	for (;;) {
 		uint32_t in_flight = conn->seq_to_tap - conn->seq_ack_from_tap;
-		struct iovec iov[TCP_FRAMES];
+		static struct link_tx tx;	/* 16 KiB: not on the stack */
+		const struct link_tx *direct = &tx;
 		uint32_t space;
 		size_t want;
 		ssize_t n;
@@ -866,12 +909,16 @@ static void tcp_data_to_tap(struct ctx *c, struct tcp_conn *conn)
 		if (!space)
 			return;
 
-		n = tcp_peek_frames(conn, space, iov, &want);
+		n = tcp_peek_direct(c, conn, space, &tx, &want);
+		if (n == -2) {
+			direct = NULL;
+			n = tcp_peek_frames(conn, space, &want);
+		}
 		if (n <= 0) {
 			tcp_peek_failed(c, conn, n);
 			return;
 		}
-		if (tcp_frames_send(c, conn, iov, n))
+		if (tcp_frames_send(c, conn, n, direct))
 			return;
 		/* Less than asked: the socket is empty, and what arrives
 		 * next wakes us (edge-triggered), saving a peek that could

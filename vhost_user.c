@@ -173,7 +173,27 @@ static struct {
 
 static struct vu_msg vu_msg;
 static struct vq_elem vu_elem;
-static uint64_t vu_bad_chains, vu_no_buffers;
+
+/**
+ * struct vu_tx_chain - a receive chain that vu_tx_reserve() took
+ * @hdr:	its first buffer, where the frame starts, if it's the first
+ *		chain of a frame, else NULL
+ * @head:	its head, to give it back
+ * @cap:	bytes of its buffers that frame may fill
+ */
+struct vu_tx_chain {
+	uint8_t *hdr;
+	uint16_t head;
+	uint32_t cap;
+};
+
+/* The room the last vu_tx_reserve() took, in order, until vu_tx_commit() */
+static struct {
+	uint16_t start;		/* the receive ring's last_avail before */
+	unsigned int chains;
+	struct vu_tx_chain c[LINK_TX_CHAINS_MAX];
+} vu_tx;
+static uint64_t vu_bad_chains, vu_no_buffers, vu_frames_copied, vu_frames_direct;
 static unsigned int vu_reads;	/* in this wake-up */
 
 /**
@@ -250,6 +270,8 @@ static struct link_caps vu_caps(const struct ctx *c)
 		.tso = vu_has(VIRTIO_NET_F_GUEST_CSUM) &&
 		       vu_has(VIRTIO_NET_F_GUEST_TSO4) &&
 		       vu_has(VIRTIO_NET_F_GUEST_TSO6),
+		/* Payload written in place is never read back to be summed */
+		.tx_direct = vu_has(VIRTIO_NET_F_GUEST_CSUM),
 	};
 }
 
@@ -459,10 +481,140 @@ static int vu_send(struct ctx *c, const struct link_frame *f, unsigned int n)
 		return 0;
 	for (i = 0; i < n && !vu_send_frame(q, &f[i]); i++)
 		;
+	vu_frames_copied += i;
 	vu_no_buffers += n - i;
 	if (i)
 		vu_notify(q);
 	return i;
+}
+
+/**
+ * vu_tx_frame() - take receive chains for one frame, its payload buffers
+ * @q:		receive ring, ready
+ * @tx:		payload buffers so far, added to
+ * @head_room:	bytes before the payload: the virtio-net header, then the
+ *		frame's own headers, in its first buffer
+ *
+ * Return: 0 on success, -1 if the guest has no room for one now (or a
+ *	   chain the copy path must deal with comes first)
+ */
+static int vu_tx_frame(struct vu_queue *q, struct link_tx *tx,
+		       size_t head_room)
+{
+	size_t need = head_room + tx->data_max, have = 0;
+
+	while (have < need) {
+		struct vu_tx_chain *ch;
+		unsigned int i;
+
+		if (vu_tx.chains == LINK_TX_CHAINS_MAX ||
+		    (have && !vu_has(VIRTIO_NET_F_MRG_RXBUF)) ||
+		    vq_pop(&q->vq, &vu.mem, &vu_elem) != 1 || !vu_elem.n_in ||
+		    (!have && vu_elem.in[0].iov_len < head_room))
+			return -1;
+		ch = &vu_tx.c[vu_tx.chains++];
+		*ch = (struct vu_tx_chain){ .head = vu_elem.head };
+		for (i = 0; i < vu_elem.n_in && have < need; i++) {
+			uint8_t *p = vu_elem.in[i].iov_base;
+			size_t len = vu_elem.in[i].iov_len;
+
+			if (!have) {
+				ch->hdr = p;
+				p += head_room;
+				len -= head_room;
+				have = ch->cap = head_room;
+			}
+			len = MIN(len, need - have);
+			if (!len)
+				continue;
+			if (tx->iovcnt == LINK_TX_IOV_MAX)
+				return -1;
+			tx->iov[tx->iovcnt++] = (struct iovec){ p, len };
+			have += len;
+			ch->cap += len;
+		}
+	}
+	return 0;
+}
+
+/**
+ * vu_tx_reserve() - room for frames in the guest's receive buffers
+ * @c:		execution context
+ * @tx:		frames wanted, their sizes; set: payload buffers, frames
+ *
+ * Each frame takes whole chains, as many as it needs with mergeable
+ * buffers, else one; a frame there's no room for is put back, and so is
+ * a chain that makes no sense (the copy path gives it back, counted).
+ *
+ * Return: frames there is room for
+ */
+static unsigned int vu_tx_reserve(struct ctx *c, struct link_tx *tx)
+{
+	struct vu_queue *q = &vu.q[VU_RX];
+	size_t head_room = VU_HDR_LEN + tx->hdr_len;
+	unsigned int f;
+
+	(void)c;
+	tx->iovcnt = 0;
+	vu_tx.start = q->vq.last_avail;
+	vu_tx.chains = 0;
+	if (!vu_ready(q))
+		return tx->frames = 0;
+	for (f = 0; f < tx->frames; f++) {
+		uint16_t avail = q->vq.last_avail;
+		unsigned int chains = vu_tx.chains, iovcnt = tx->iovcnt;
+
+		if (vu_tx_frame(q, tx, head_room)) {
+			q->vq.last_avail = avail;
+			vu_tx.chains = chains;
+			tx->iovcnt = iovcnt;
+			break;
+		}
+	}
+	return tx->frames = f;
+}
+
+/**
+ * vu_tx_commit() - give the guest the frames written in reserved chains
+ * @c:		execution context
+ * @tx:		from vu_tx_reserve()
+ * @f:		frames' headers, the first @tx->hdr_len bytes of each
+ * @n:		frames written
+ * @bytes:	payload bytes written, in all: each frame but the last is full
+ *
+ * The chains past the last frame's payload go back to the ring, unused.
+ */
+static void vu_tx_commit(struct ctx *c, const struct link_tx *tx,
+			 const struct link_frame *f, unsigned int n,
+			 size_t bytes)
+{
+	struct vu_queue *q = &vu.q[VU_RX];
+	unsigned int ch = 0, k;
+
+	(void)c;
+	for (k = 0; k < n && ch < vu_tx.chains; k++) {
+		size_t data = MIN(bytes, tx->data_max);
+		size_t left = VU_HDR_LEN + tx->hdr_len + data;
+		struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 0 };
+		uint8_t *at = vu_tx.c[ch].hdr;
+
+		bytes -= data;
+		link_vnet_hdr_fill(&hdr.hdr, &f[k]);
+		memcpy(at + VU_HDR_LEN, f[k].iov.iov_base, tx->hdr_len);
+		do {
+			size_t len = MIN(vu_tx.c[ch].cap, left);
+
+			vq_push(&q->vq, vu_tx.c[ch++].head, len);
+			hdr.num_buffers++;
+			left -= len;
+		} while (left && ch < vu_tx.chains && !vu_tx.c[ch].hdr);
+		memcpy(at, &hdr, VU_HDR_LEN);
+	}
+	vu_frames_direct += k;
+	q->vq.last_avail = vu_tx.start + ch;	/* the rest back */
+	vu_tx.chains = 0;
+	if (n)
+		vu_notify(q);
 }
 
 /**
@@ -932,8 +1084,11 @@ static void vu_detach(struct ctx *c)
  */
 void vu_stats(void)
 {
-	info("vhost-user: chains refused %llu, frames without guest buffers "
-	     "%llu", (unsigned long long)vu_bad_chains,
+	info("vhost-user: frames to the guest written in place %llu, copied "
+	     "%llu; chains refused %llu, frames without guest buffers %llu",
+	     (unsigned long long)vu_frames_direct,
+	     (unsigned long long)vu_frames_copied,
+	     (unsigned long long)vu_bad_chains,
 	     (unsigned long long)vu_no_buffers);
 }
 
@@ -951,6 +1106,8 @@ const struct link_ops vu_link = {
 	.caps = vu_caps,
 	.recv = vu_recv,
 	.send = vu_send,
+	.tx_reserve = vu_tx_reserve,
+	.tx_commit = vu_tx_commit,
 	.want_room = vu_want_room,
 	.detach = vu_detach,
 	.attach = vu_attach,
