@@ -207,6 +207,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf->sock = s;
 	uf->listen_fd = -1;
 	uf->dns_up = -1;
+	uf->ttl = IPDEFTTL;
 
 	if (s >= 0) {
 		if (connect(s, &dst->sa, dl)) {
@@ -275,6 +276,49 @@ static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
 }
 
 /**
+ * udp_ttl_mirror() - send with the guest's TTL (hop limit) from now on
+ * @uf:		outbound flow, with a socket of its own
+ * @ttl:	TTL or hop limit of the guest's datagram
+ *
+ * A datagram with a TTL of 1 to 3 from traceroute expires that many hops
+ * away, and the router's time exceeded comes back as the guest's
+ * (udp_err_to_tap()); with the host's default, every probe reached the
+ * destination. One setsockopt() when it changes, none for the default.
+ */
+static void udp_ttl_mirror(struct udp_flow *uf, uint8_t ttl)
+{
+	int v = ttl;
+
+	if (ttl == uf->ttl || !ttl)
+		return;
+	if (inany_is_v4(&uf->f.key.gaddr) ?
+	    setsockopt(uf->sock, SOL_IP, IP_TTL, &v, sizeof(v)) :
+	    setsockopt(uf->sock, SOL_IPV6, IPV6_UNICAST_HOPS, &v, sizeof(v)))
+		debug("UDP: TTL %u: %s", ttl, strerror(errno));
+	else
+		uf->ttl = ttl;
+}
+
+/**
+ * udp_to_peer() - send the guest's datagram on its outbound flow's socket
+ * @c:		execution context
+ * @uf:		flow
+ * @ttl:	the datagram's TTL or hop limit
+ * @data:	payload
+ */
+static void udp_to_peer(struct ctx *c, struct udp_flow *uf, uint8_t ttl,
+			struct pkt_view data)
+{
+	udp_ttl_mirror(uf, ttl);
+	if (send(uf->sock, data.data, data.len, MSG_DONTWAIT) < 0) {
+		debug("UDP: send: %s", strerror(errno));
+	} else if (uf->dns_up >= 0) {
+		resolv_up_sent(c, uf->dns_up);
+		uf->dns_queries++;
+	}
+}
+
+/**
  * udp_tap_input() - relay a UDP datagram from the guest
  * @c:		execution context
  * @l3:		addresses, checked
@@ -302,14 +346,10 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3, uint16_t sport,
 	uf = idx >= 0 ? &flowtab[idx].udp : udp_outbound_flow(c, &key);
 	if (!uf)
 		return;
-	if (uf->listen_fd >= 0) {
+	if (uf->listen_fd >= 0)
 		udp_to_sender(uf, data.data, data.len);
-	} else if (send(uf->sock, data.data, data.len, MSG_DONTWAIT) < 0) {
-		debug("UDP: send: %s", strerror(errno));
-	} else if (uf->dns_up >= 0) {
-		resolv_up_sent(c, uf->dns_up);
-		uf->dns_queries++;
-	}
+	else
+		udp_to_peer(c, uf, l3->hop_limit, data);
 	/* The guest answers an inbound flow */
 	flow_dgram_seen(&uf->f, c->now, uf->listen_fd >= 0);
 }

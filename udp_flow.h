@@ -28,6 +28,9 @@
  * @dns_up:	a query to --dns-forward: the host's resolver it goes to,
  *		index in resolv.c's upstream list; -1 for any other flow
  * @dns_gen:	resolv_up_gen() then: the index means nothing in another list
+ * @ttl:	TTL (hop limit) the flow's socket sends with: the guest's last
+ *		one, mirrored, so that its traceroute's probes expire where
+ *		they should (IPDEFTTL until it sends another)
  * @dns_queries: queries sent to the resolver, not answered yet: the flow
  *		ends with the answer to the last one (a stub resolver may
  *		send A and AAAA queries from the same port at once)
@@ -43,6 +46,7 @@ struct udp_flow {
 	int dns_up;
 	uint32_t dns_gen;
 	uint32_t dns_queries;
+	uint8_t ttl;
 };
 
 #endif /* UDP_FLOW_H */

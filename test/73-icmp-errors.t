@@ -8,14 +8,18 @@
 #    not after its own timeout;
 #  - an unconnected one with IP_RECVERR / IPV6_RECVERR reads the error
 #    from its queue: port unreachable (ICMP 3/3, ICMPv6 1/4), reported by
-#    the server's address, its datagram quoted whole.
+#    the server's address, its datagram quoted whole;
+#  - the guest's TTL / hop limit is its datagram's on the way out: a
+#    server in R (IP_RECVTTL, IPV6_RECVHOPLIMIT) sees 7 for the first
+#    datagram sent with 7, then 64 for one sent with the default.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
-plan $((1 + 2 * NFAM))
+plan $((1 + 3 * NFAM))
 
 CLOSED=7999
+TTLPORT=7998
 
 topo_create; ok $? "topology created" || done_testing
 
@@ -65,5 +69,38 @@ for level, kind, c in anc:
 	is "$(cat "$WORK/errq$FAM.out" 2>/dev/null)" "$want" \
 		"$FAMNAME: the error in the socket's queue: port unreachable, from $SRV, the datagram quoted whole" ||
 		diag_file "$WORK/errq$FAM.err"
+
+	# The TTLs R's server sees, in order, for two datagrams
+	bg_r "ttlsrv$FAM" timeout 30 "$PY" -c "
+import socket
+v6 = ':' in '$SRV'
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET,
+                  socket.SOCK_DGRAM)
+# IPV6_RECVHOPLIMIT (51), IP_RECVTTL (12)
+s.setsockopt(socket.IPPROTO_IPV6 if v6 else socket.IPPROTO_IP,
+             51 if v6 else 12, 1)
+s.bind(('$SRV', $TTLPORT))
+seen = []
+for i in range(2):
+    _, anc, _, _ = s.recvmsg(100, 64)
+    seen += [str(c[0]) for _, _, c in anc]
+open('$WORK/ttl$FAM', 'w').write(' '.join(seen))"
+	wait_udp "$NS_R" "$TTLPORT" 10 "$SRV"
+	pasta_run "ttl$FAM" 30 -- "$PY" -c "
+import socket
+v6 = ':' in '$SRV'
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET,
+                  socket.SOCK_DGRAM)
+s.connect(('$SRV', $TTLPORT))
+level = socket.IPPROTO_IPV6 if v6 else socket.IPPROTO_IP
+opt = socket.IPV6_UNICAST_HOPS if v6 else socket.IP_TTL
+s.setsockopt(level, opt, 7)
+s.send(b'seven')
+s.setsockopt(level, opt, 64)
+s.send(b'default')"
+	_poll 10 test -s "$WORK/ttl$FAM"
+	is "$(cat "$WORK/ttl$FAM" 2>/dev/null)" "7 64" \
+		"$FAMNAME: the guest's TTL goes out with its datagrams (7, then 64)" ||
+		diag_file "$WORK/ttl$FAM.err"
 done
 done_testing
