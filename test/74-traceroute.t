@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# traceroute -n -U from pasta's namespace to a far server F behind R (R
+# routes between H and F: 192.0.2.0/24, 2001:db8:3::/64, MTU 1280): the
+# guest's TTL goes out with each probe, R's time exceeded for the first
+# hop and F's port unreachable come back as the guest's ICMP errors, so
+# the trace lists R's address (the guest's gateway), then F's. Before,
+# every probe reached F with the host's TTL: one hop, F.
+
+. "$(dirname "$0")/lib.sh"
+lib_init
+need_pasta
+command -v traceroute >/dev/null || skip_all "no traceroute (apt-get install traceroute)"
+plan $((2 + NFAM))
+
+NS_F=pt-f-$$
+F_ADDR=192.0.2.2
+F_ADDR6=2001:db8:3::2
+
+topo_create; ok $? "topology created" || done_testing
+
+# far_create - F behind R, R forwarding
+far_create() {
+	ip netns add "$NS_F" || return 1
+	_NETNS+=("$NS_F")
+	ip -n "$NS_R" link add veth1 type veth peer name veth0 netns "$NS_F" &&
+	ip -n "$NS_F" link set lo up &&
+	ip -n "$NS_R" addr add 192.0.2.1/24 dev veth1 &&
+	ip -n "$NS_R" addr add 2001:db8:3::1/64 dev veth1 nodad &&
+	ip -n "$NS_F" addr add "$F_ADDR/24" dev veth0 &&
+	ip -n "$NS_F" addr add "$F_ADDR6/64" dev veth0 nodad &&
+	ip -n "$NS_R" link set veth1 mtu 1280 up &&
+	ip -n "$NS_F" link set veth0 mtu 1280 up &&
+	ip -n "$NS_F" route add default via 192.0.2.1 &&
+	ip -n "$NS_F" -6 route add default via 2001:db8:3::1 &&
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1 &&
+	ip netns exec "$NS_R" sysctl -qw net.ipv6.conf.all.forwarding=1 &&
+	_poll 10 in_h ping -c1 -W1 -q "$F_ADDR" >/dev/null &&
+	_poll 10 in_h ping -6 -c1 -W1 -q "$F_ADDR6" >/dev/null
+}
+far_create >/dev/null 2>&1
+ok $? "F ($F_ADDR, $F_ADDR6) behind R, reached from H" || done_testing
+
+for fam in $FAMILIES; do
+	use_family "$fam"
+	far=$F_ADDR
+	[ "$fam" = 6 ] && far=$F_ADDR6
+	pasta_run "tr$FAM" 60 -- traceroute -"$fam" -n -U -q 1 -w 2 -m 4 "$far"
+	hops=$(awk 'NR > 1 && $2 != "*" { printf "%s%s", sep, $2; sep = " " }' \
+		"$WORK/tr$FAM.out" 2>/dev/null)
+	is "$hops" "$R $far" \
+		"$FAMNAME: traceroute -U lists R ($R), then F ($far)" ||
+		{ diag_file "$WORK/tr$FAM.out"; diag_file "$WORK/tr$FAM.err"; }
+done
+done_testing
