@@ -25,6 +25,7 @@
 #include "flow.h"
 #include "flow_table.h"
 #include "icmp.h"
+#include "icmp_err.h"
 #include "ip.h"
 #include "link.h"
 #include "log.h"
@@ -90,7 +91,9 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 	pf->f.type = FLOW_PING;
 	pf->f.key = *key;
 	pf->sock = s;
+	pf->ttl = IPDEFTTL;
 	pf->f.active_at = c->now;
+	icmp_err_watch(s, key);
 	flow_hash_insert(idx);
 	epoll_ref_add(c, s, EPOLL_TYPE_PING, idx, EPOLLIN);
 	return pf;
@@ -131,6 +134,7 @@ void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
 	/* Header and data as they are: the kernel sets the identifier and
 	 * the checksum
 	 */
+	pf->ttl = icmp_err_ttl_set(pf->sock, &key, pf->ttl, l3->hop_limit);
 	if (send(pf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
 		debug("ICMP: send: %s", strerror(errno));
 	flow_dgram_seen(&pf->f, c->now, false);
@@ -150,9 +154,11 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 	size_t max;
 	int i;
 
-	(void)events;
 	if (pf->f.type != FLOW_PING || pf->f.closing || pf->sock != ref.fd)
 		return;
+	for (i = 0; (events & EPOLLERR) && i < ICMP_ERR_BATCH &&
+		    !icmp_err_to_tap(c, pf->sock, key); i++)
+		;
 	max = c->mtu - (inany_is_v4(&key->gaddr) ? sizeof(struct iphdr) :
 						   sizeof(struct ipv6hdr));
 

@@ -22,22 +22,18 @@
  */
 
 #include <errno.h>
-#include <netinet/icmp6.h>
 #include <netinet/ip.h>
-#include <netinet/ip_icmp.h>
 #include <netinet/udp.h>
-#include <linux/errqueue.h>
-#include <linux/ipv6.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "checksum.h"
 #include "flow.h"
 #include "flow_table.h"
 #include "fwd.h"
+#include "icmp_err.h"
 #include "ip.h"
 #include "log.h"
 #include "passt.h"
@@ -48,13 +44,6 @@
 #include "udp.h"
 
 #define UDP_BATCH		32
-#define UDP_ERR_BATCH		8	/* errors read per wake-up */
-#define UDP_ERR_PER_S		100	/* ICMP errors to the guest, at most */
-/* What an ICMP error quotes of the datagram, at most (RFC 1812, 4.3.2.3:
- * the error in 576 bytes; RFC 4443, 2.4: in the minimum MTU, 1280)
- */
-#define UDP_ERR4_MAX		(576 - 2 * sizeof(struct iphdr) - 16)
-#define UDP_ERR6_MAX		(1280 - 2 * sizeof(struct ipv6hdr) - 16)
 #define UDP_MAX_PAYLOAD		(65535 - 8)
 #define UDP_EVICT_IDLE_MS	1000	/* see udp_flow_evictable() */
 
@@ -236,8 +225,8 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 	union sockaddr_inany sa;
 	char str[FLOW_STRLEN];
 	struct udp_flow *uf;
-	int s, one = 1;
 	socklen_t sl;
+	int s;
 
 	s = ip_flow_sock(c, SOCK_DGRAM, IPPROTO_UDP, &key->paddr, key->pport,
 			 key->gport, &sa, &sl);
@@ -246,10 +235,7 @@ static struct udp_flow *udp_outbound_flow(struct ctx *c,
 			      flow_str(key, str, sizeof(str)), strerror(-s));
 		return NULL;
 	}
-	if (inany_is_v4(&key->gaddr) ?
-	    setsockopt(s, SOL_IP, IP_RECVERR, &one, sizeof(one)) :
-	    setsockopt(s, SOL_IPV6, IPV6_RECVERR, &one, sizeof(one)))
-		debug("UDP: IP_RECVERR: %s", strerror(errno));
+	icmp_err_watch(s, key);
 	uf = udp_flow_new(c, key, s, &sa, sl);
 	if (uf) {
 		uf->dns_up = ip_dns_up(c, &key->paddr, key->pport);
@@ -276,30 +262,6 @@ static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
 }
 
 /**
- * udp_ttl_mirror() - send with the guest's TTL (hop limit) from now on
- * @uf:		outbound flow, with a socket of its own
- * @ttl:	TTL or hop limit of the guest's datagram
- *
- * A datagram with a TTL of 1 to 3 from traceroute expires that many hops
- * away, and the router's time exceeded comes back as the guest's
- * (udp_err_to_tap()); with the host's default, every probe reached the
- * destination. One setsockopt() when it changes, none for the default.
- */
-static void udp_ttl_mirror(struct udp_flow *uf, uint8_t ttl)
-{
-	int v = ttl;
-
-	if (ttl == uf->ttl || !ttl)
-		return;
-	if (inany_is_v4(&uf->f.key.gaddr) ?
-	    setsockopt(uf->sock, SOL_IP, IP_TTL, &v, sizeof(v)) :
-	    setsockopt(uf->sock, SOL_IPV6, IPV6_UNICAST_HOPS, &v, sizeof(v)))
-		debug("UDP: TTL %u: %s", ttl, strerror(errno));
-	else
-		uf->ttl = ttl;
-}
-
-/**
  * udp_to_peer() - send the guest's datagram on its outbound flow's socket
  * @c:		execution context
  * @uf:		flow
@@ -309,7 +271,7 @@ static void udp_ttl_mirror(struct udp_flow *uf, uint8_t ttl)
 static void udp_to_peer(struct ctx *c, struct udp_flow *uf, uint8_t ttl,
 			struct pkt_view data)
 {
-	udp_ttl_mirror(uf, ttl);
+	uf->ttl = icmp_err_ttl_set(uf->sock, &uf->f.key, uf->ttl, ttl);
 	if (send(uf->sock, data.data, data.len, MSG_DONTWAIT) < 0) {
 		debug("UDP: send: %s", strerror(errno));
 	} else if (uf->dns_up >= 0) {
@@ -612,140 +574,6 @@ static void udp_dns_answered(struct udp_flow *uf)
 }
 
 /**
- * udp_err_quote() - the guest's datagram as it sent it, after an ICMP header
- * @uf:		flow
- * @l4:		ICMP message: the header, then the quote, its payload in place
- * @len:	payload length of the datagram, as it was
- * @quoted:	payload bytes the quote keeps
- *
- * Return: ICMP message length
- */
-static size_t udp_err_quote(const struct udp_flow *uf, uint8_t *l4,
-			    size_t len, size_t quoted)
-{
-	const struct in_addr *g4 = inany_v4(&uf->f.key.gaddr);
-	size_t l3_len = g4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
-	struct udphdr *uh = (struct udphdr *)(l4 + 8 + l3_len);
-
-	if (g4) {
-		struct iphdr ih = {
-			.version = 4, .ihl = 5, .ttl = IPDEFTTL,
-			.tot_len = htons(sizeof(ih) + sizeof(*uh) + len),
-			.frag_off = htons(IP_DF), .protocol = IPPROTO_UDP,
-			.saddr = g4->s_addr,
-			.daddr = inany_v4(&uf->f.key.paddr)->s_addr,
-		};
-
-		ih.check = csum(&ih, sizeof(ih), 0);
-		memcpy(l4 + 8, &ih, sizeof(ih));
-	} else {
-		struct ipv6hdr ip6h = {
-			.version = 6,
-			.payload_len = htons(sizeof(*uh) + len),
-			.nexthdr = IPPROTO_UDP, .hop_limit = IPDEFTTL,
-			.saddr = uf->f.key.gaddr.a6,
-			.daddr = uf->f.key.paddr.a6,
-		};
-
-		memcpy(l4 + 8, &ip6h, sizeof(ip6h));
-	}
-	uh->source = htons(uf->f.key.gport);
-	uh->dest = htons(uf->f.key.pport);
-	uh->len = htons(sizeof(*uh) + len);
-	uh->check = 0;
-	return 8 + l3_len + sizeof(*uh) + quoted;
-}
-
-/**
- * udp_err_to_tap() - an ICMP error for the guest's datagram: the guest's too
- * @c:		execution context
- * @uf:		outbound flow, not spliced, its socket with IP_RECVERR or
- *		IPV6_RECVERR
- *
- * The kernel queues what ICMP says of a datagram the flow's socket sent,
- * with the datagram: the guest gets the same type and code (and MTU),
- * quoting its datagram as it sent it, from the address it sent it to if
- * that's who answered (a closed port), else from the router that did
- * (time exceeded, no route, too big), at most UDP_ERR_PER_S a second.
- *
- * Return: 0 if one was read, -1 if the queue is empty
- */
-static int udp_err_to_tap(struct ctx *c, struct udp_flow *uf)
-{
-	static int64_t sec;
-	static unsigned int sent;
-	bool v4 = inany_is_v4(&uf->f.key.gaddr);
-	size_t l3_len = v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
-	uint8_t *l4 = udp_frame + FRAME_L4_OFF;
-	uint8_t *data = l4 + 8 + l3_len + sizeof(struct udphdr);
-	char cbuf[CMSG_SPACE(sizeof(struct sock_extended_err) +
-			     sizeof(struct sockaddr_in6))];
-	struct iovec iov = { data, UDP_MAX_PAYLOAD };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	union sockaddr_inany peer, from = { .sa.sa_family = AF_UNSPEC };
-	socklen_t pl = sizeof(peer);
-	struct sock_extended_err ee;
-	union inany_addr src, dst;
-	struct link_frame frame;
-	struct cmsghdr *cm;
-	uint16_t port;
-	ssize_t n;
-
-	n = recvmsg(uf->sock, &mh, MSG_ERRQUEUE | MSG_DONTWAIT);
-	if (n < 0)
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (!cm || cm->cmsg_len < CMSG_LEN(sizeof(ee)) ||
-	    !((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
-	      (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR)))
-		return 0;
-	memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
-	if (ee.ee_origin != (v4 ? SO_EE_ORIGIN_ICMP : SO_EE_ORIGIN_ICMP6))
-		return 0;
-	memcpy(&from, CMSG_DATA(cm) + sizeof(ee),
-	       MIN(sizeof(from), cm->cmsg_len - CMSG_LEN(sizeof(ee))));
-	if (inany_from_sockaddr(&src, &port, &from) ||
-	    inany_is_v4(&src) != v4)
-		return 0;
-	/* The destination itself: as the guest knows it */
-	if (!getpeername(uf->sock, &peer.sa, &pl) &&
-	    peer.sa.sa_family == from.sa.sa_family &&
-	    !inany_from_sockaddr(&dst, &port, &peer) &&
-	    inany_equals(&dst, &src))
-		src = uf->f.key.paddr;
-
-	if (c->now / 1000 != sec) {
-		sec = c->now / 1000;
-		sent = 0;
-	}
-	if (++sent > UDP_ERR_PER_S)
-		return 0;
-
-	memset(l4, 0, 8);
-	l4[0] = ee.ee_type;
-	l4[1] = ee.ee_code;
-	if (v4 && ee.ee_type == ICMP_DEST_UNREACH &&
-	    ee.ee_code == ICMP_FRAG_NEEDED) {
-		uint16_t mtu = htons(ee.ee_info);
-
-		memcpy(l4 + 6, &mtu, sizeof(mtu));
-	} else if (!v4 && (ee.ee_type == ICMP6_PACKET_TOO_BIG ||
-			   ee.ee_type == ICMP6_PARAM_PROB)) {
-		uint32_t info = htonl(ee.ee_info);
-
-		memcpy(l4 + 4, &info, sizeof(info));
-	}
-	n = udp_err_quote(uf, l4, n, MIN((size_t)n, v4 ? UDP_ERR4_MAX :
-							 UDP_ERR6_MAX));
-	frame = ip_frame(c, udp_frame, &src, &uf->f.key.gaddr,
-			 v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6, n);
-	link_send(c, &frame, 1);
-	return 0;
-}
-
-/**
  * udp_sock_handler() - datagrams on a flow's own socket
  * @c:		execution context
  * @ref:	epoll reference
@@ -769,8 +597,8 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		/* ICMP errors surface here: the guest's own, if it sent the
 		 * datagram; else log them. The flow stays either way.
 		 */
-		for (i = 0; !uf->f.key.spliced && i < UDP_ERR_BATCH &&
-			    !udp_err_to_tap(c, uf); i++)
+		for (i = 0; !uf->f.key.spliced && i < ICMP_ERR_BATCH &&
+			    !icmp_err_to_tap(c, uf->sock, &uf->f.key); i++)
 			;
 		if (!getsockopt(ref.fd, SOL_SOCKET, SO_ERROR, &err, &sl) &&
 		    err)

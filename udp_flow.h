@@ -29,8 +29,7 @@
  *		index in resolv.c's upstream list; -1 for any other flow
  * @dns_gen:	resolv_up_gen() then: the index means nothing in another list
  * @ttl:	TTL (hop limit) the flow's socket sends with: the guest's last
- *		one, mirrored, so that its traceroute's probes expire where
- *		they should (IPDEFTTL until it sends another)
+ *		one (icmp_err_ttl_set()), IPDEFTTL until it sends another
  * @dns_queries: queries sent to the resolver, not answered yet: the flow
  *		ends with the answer to the last one (a stub resolver may
  *		send A and AAAA queries from the same port at once)

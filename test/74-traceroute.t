@@ -1,18 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# traceroute -n -U from pasta's namespace to a far server F behind R (R
-# routes between H and F: 192.0.2.0/24, 2001:db8:3::/64, MTU 1280): the
-# guest's TTL goes out with each probe, R's time exceeded for the first
-# hop and F's port unreachable come back as the guest's ICMP errors, so
-# the trace lists R's address (the guest's gateway), then F's. Before,
-# every probe reached F with the host's TTL: one hop, F.
+# traceroute -n, with UDP probes (-U) and with echo requests (-I), from
+# pasta's namespace to a far server F behind R (R routes between H and F:
+# 192.0.2.0/24, 2001:db8:3::/64, MTU 1280): the guest's TTL goes out with
+# each probe, R's time exceeded for the first hop (and F's port
+# unreachable) come back as the guest's ICMP errors, so the trace lists
+# R's address (the guest's gateway), then F's. Before, no error came
+# back: stars only.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 command -v traceroute >/dev/null || skip_all "no traceroute (apt-get install traceroute)"
-plan $((2 + NFAM))
+plan $((2 + 2 * NFAM))
 
 NS_F=pt-f-$$
 F_ADDR=192.0.2.2
@@ -46,11 +47,15 @@ for fam in $FAMILIES; do
 	use_family "$fam"
 	far=$F_ADDR
 	[ "$fam" = 6 ] && far=$F_ADDR6
-	pasta_run "tr$FAM" 60 -- traceroute -"$fam" -n -U -q 1 -w 2 -m 4 "$far"
-	hops=$(awk 'NR > 1 && $2 != "*" { printf "%s%s", sep, $2; sep = " " }' \
-		"$WORK/tr$FAM.out" 2>/dev/null)
-	is "$hops" "$R $far" \
-		"$FAMNAME: traceroute -U lists R ($R), then F ($far)" ||
-		{ diag_file "$WORK/tr$FAM.out"; diag_file "$WORK/tr$FAM.err"; }
+	for how in U I; do
+		pasta_run "tr$how$FAM" 60 -- traceroute -"$fam" -n -"$how" \
+			-q 1 -w 2 -m 4 "$far"
+		hops=$(awk 'NR > 1 && $2 != "*" { printf "%s%s", sep, $2; sep = " " }' \
+			"$WORK/tr$how$FAM.out" 2>/dev/null)
+		is "$hops" "$R $far" \
+			"$FAMNAME: traceroute -$how lists R ($R), then F ($far)" ||
+			{ diag_file "$WORK/tr$how$FAM.out"
+			  diag_file "$WORK/tr$how$FAM.err"; }
+	done
 done
 done_testing

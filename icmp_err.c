@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* icmp_err.c - ICMP errors for the guest's datagrams and echo requests
+ *
+ * Theory of operation: a flow's host socket (UDP, ping) with IP_RECVERR
+ * or IPV6_RECVERR has the errors ICMP brings back about what it sent
+ * queued, with the datagram or echo request it sent. The guest gets the
+ * same error, type and code (and MTU, or pointer), quoting its own packet
+ * as it sent it: the flow's addresses and ports (the echo identifier the
+ * guest chose, not the socket's), the payload the kernel kept. It comes
+ * from the address the guest sent to when that is who answered (a closed
+ * port: the guest's connected socket gets ECONNREFUSED), else from the
+ * router that did (time exceeded, no route, too big); at most
+ * ICMP_ERR_PER_S a second in all. Only flows that exist ever get one,
+ * and only to the guest's own address and port.
+ *
+ * The guest's TTL (hop limit) goes out with its packets
+ * (icmp_err_ttl_set()), so that traceroute's probes expire where they
+ * should, and the routers' time exceeded comes back here.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <netinet/icmp6.h>
+#include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
+#include <netinet/udp.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <linux/errqueue.h>
+#include <linux/ipv6.h>
+
+#include "checksum.h"
+#include "flow.h"
+#include "icmp_err.h"
+#include "ip.h"
+#include "link.h"
+#include "log.h"
+#include "passt.h"
+
+#define ICMP_ERR_PER_S		100	/* errors to the guest, at most */
+#define ICMP_ERR_HDR_LEN	8	/* type, code, checksum, 4 more bytes */
+/* What an error quotes of the packet, at most (RFC 1812, 4.3.2.3: the
+ * error in 576 bytes; RFC 4443, 2.4: in the minimum MTU, 1280), beyond
+ * its IP header and 8 bytes of L4 header
+ */
+#define ICMP_ERR4_MAX		(576 - 2 * sizeof(struct iphdr) - 16)
+#define ICMP_ERR6_MAX		(1280 - 2 * sizeof(struct ipv6hdr) - 16)
+
+static uint8_t icmp_err_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
+
+/**
+ * icmp_err_watch() - have the kernel queue a flow socket's ICMP errors
+ * @s:		socket, UDP or ping, of the flow's family
+ * @key:	flow key
+ */
+void icmp_err_watch(int s, const struct flow_key *key)
+{
+	int one = 1;
+
+	if (inany_is_v4(&key->gaddr) ?
+	    setsockopt(s, SOL_IP, IP_RECVERR, &one, sizeof(one)) :
+	    setsockopt(s, SOL_IPV6, IPV6_RECVERR, &one, sizeof(one)))
+		debug("IP_RECVERR: %s", strerror(errno));
+}
+
+/**
+ * icmp_err_ttl_set() - send with the guest's TTL (hop limit) from now on
+ * @s:		flow's socket
+ * @key:	flow key
+ * @now:	TTL the socket sends with now
+ * @ttl:	TTL or hop limit of the guest's packet
+ *
+ * One setsockopt() when it changes, none while it's the same.
+ *
+ * Return: TTL the socket sends with from now on
+ */
+uint8_t icmp_err_ttl_set(int s, const struct flow_key *key, uint8_t now,
+			 uint8_t ttl)
+{
+	int v = ttl;
+
+	if (ttl == now || !ttl)
+		return now;
+	if (inany_is_v4(&key->gaddr) ?
+	    setsockopt(s, SOL_IP, IP_TTL, &v, sizeof(v)) :
+	    setsockopt(s, SOL_IPV6, IPV6_UNICAST_HOPS, &v, sizeof(v))) {
+		debug("TTL %u: %s", ttl, strerror(errno));
+		return now;
+	}
+	return ttl;
+}
+
+/**
+ * icmp_err_quote() - the guest's packet as it sent it, after an ICMP header
+ * @key:	flow key
+ * @l4:		ICMP message: the header, then the quote, with the L4 header
+ *		(ping) or the payload (UDP) the kernel gave back in place
+ * @len:	length of what the kernel gave back, as it was sent
+ * @quoted:	bytes of it the quote keeps
+ *
+ * Return: ICMP message length
+ */
+static size_t icmp_err_quote(const struct flow_key *key, uint8_t *l4,
+			     size_t len, size_t quoted)
+{
+	const struct in_addr *g4 = inany_v4(&key->gaddr);
+	size_t l3_len = g4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	uint8_t *q4 = l4 + ICMP_ERR_HDR_LEN + l3_len;
+	size_t l4_len = len;
+
+	if (key->proto == IPPROTO_UDP) {
+		struct udphdr uh = {
+			.source = htons(key->gport), .dest = htons(key->pport),
+			.len = htons(sizeof(uh) + len),
+		};
+
+		memcpy(q4, &uh, sizeof(uh));
+		l4_len += sizeof(uh);
+		quoted += sizeof(uh);
+	} else {
+		uint16_t id = htons(key->gport);	/* not the socket's */
+
+		memcpy(q4 + offsetof(struct icmphdr, un.echo.id), &id,
+		       sizeof(id));
+	}
+	if (g4) {
+		struct iphdr ih = {
+			.version = 4, .ihl = 5, .ttl = IPDEFTTL,
+			.tot_len = htons(sizeof(ih) + l4_len),
+			.frag_off = htons(IP_DF), .protocol = key->proto,
+			.saddr = g4->s_addr,
+			.daddr = inany_v4(&key->paddr)->s_addr,
+		};
+
+		ih.check = csum(&ih, sizeof(ih), 0);
+		memcpy(l4 + ICMP_ERR_HDR_LEN, &ih, sizeof(ih));
+	} else {
+		struct ipv6hdr ip6h = {
+			.version = 6, .payload_len = htons(l4_len),
+			.nexthdr = key->proto, .hop_limit = IPDEFTTL,
+			.saddr = key->gaddr.a6, .daddr = key->paddr.a6,
+		};
+
+		memcpy(l4 + ICMP_ERR_HDR_LEN, &ip6h, sizeof(ip6h));
+	}
+	return ICMP_ERR_HDR_LEN + l3_len + quoted;
+}
+
+/**
+ * icmp_err_src() - where the guest's error comes from
+ * @s:		flow's socket
+ * @key:	flow key
+ * @from:	who sent the error (SO_EE_OFFENDER)
+ * @src:	set: the address the guest sent to if that's who answered,
+ *		else the one that did
+ *
+ * Return: 0 on success, -1 if @from is of no use
+ */
+static int icmp_err_src(int s, const struct flow_key *key,
+			const union sockaddr_inany *from,
+			union inany_addr *src)
+{
+	union sockaddr_inany peer;
+	socklen_t pl = sizeof(peer);
+	union inany_addr dst;
+	uint16_t port;
+
+	if (inany_from_sockaddr(src, &port, from) ||
+	    inany_is_v4(src) != inany_is_v4(&key->gaddr))
+		return -1;
+	if (!getpeername(s, &peer.sa, &pl) &&
+	    !inany_from_sockaddr(&dst, &port, &peer) &&
+	    inany_equals(&dst, src))
+		*src = key->paddr;	/* the destination, as the guest knows it */
+	return 0;
+}
+
+/**
+ * icmp_err_allowed() - may another error go to the guest this second?
+ * @c:		execution context
+ *
+ * Return: true if so
+ */
+static bool icmp_err_allowed(const struct ctx *c)
+{
+	static unsigned int sent;
+	static int64_t sec;
+
+	if (c->now / 1000 != sec) {
+		sec = c->now / 1000;
+		sent = 0;
+	}
+	return ++sent <= ICMP_ERR_PER_S;
+}
+
+/**
+ * icmp_err_to_tap() - an ICMP error for the guest's packet: the guest's too
+ * @c:		execution context
+ * @s:		flow's socket, icmp_err_watch() called on it
+ * @key:	flow key: UDP, or an echo flow (ICMP, ICMPv6)
+ *
+ * Return: 0 if one was read, -1 if the queue is empty
+ */
+int icmp_err_to_tap(struct ctx *c, int s, const struct flow_key *key)
+{
+	bool v4 = inany_is_v4(&key->gaddr);
+	size_t l3_len = v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	size_t pre = key->proto == IPPROTO_UDP ? sizeof(struct udphdr) : 0;
+	uint8_t *l4 = icmp_err_frame + FRAME_L4_OFF;
+	char cbuf[CMSG_SPACE(sizeof(struct sock_extended_err) +
+			     sizeof(struct sockaddr_in6))];
+	struct iovec iov = { l4 + ICMP_ERR_HDR_LEN + l3_len + pre,
+			     IP_MAXPACKET - ICMP_ERR_HDR_LEN - l3_len - pre };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	union sockaddr_inany from = { .sa.sa_family = AF_UNSPEC };
+	struct sock_extended_err ee;
+	struct link_frame frame;
+	union inany_addr src;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	n = recvmsg(s, &mh, MSG_ERRQUEUE | MSG_DONTWAIT);
+	if (n < 0)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_len < CMSG_LEN(sizeof(ee)) ||
+	    !((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
+	      (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR)))
+		return 0;
+	memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+	memcpy(&from, CMSG_DATA(cm) + sizeof(ee),
+	       MIN(sizeof(from), cm->cmsg_len - CMSG_LEN(sizeof(ee))));
+	if (ee.ee_origin != (v4 ? SO_EE_ORIGIN_ICMP : SO_EE_ORIGIN_ICMP6) ||
+	    (pre == 0 && (size_t)n < ICMP_ERR_HDR_LEN) ||
+	    icmp_err_src(s, key, &from, &src) || !icmp_err_allowed(c))
+		return 0;
+
+	memset(l4, 0, ICMP_ERR_HDR_LEN);
+	l4[0] = ee.ee_type;
+	l4[1] = ee.ee_code;
+	if (v4 && ee.ee_type == ICMP_DEST_UNREACH &&
+	    ee.ee_code == ICMP_FRAG_NEEDED) {
+		uint16_t mtu = htons(ee.ee_info);
+
+		memcpy(l4 + 6, &mtu, sizeof(mtu));
+	} else if (!v4 && (ee.ee_type == ICMP6_PACKET_TOO_BIG ||
+			   ee.ee_type == ICMP6_PARAM_PROB)) {
+		uint32_t info = htonl(ee.ee_info);
+
+		memcpy(l4 + 4, &info, sizeof(info));
+	}
+	n = icmp_err_quote(key, l4, n, MIN((size_t)n, v4 ? ICMP_ERR4_MAX :
+							   ICMP_ERR6_MAX));
+	frame = ip_frame(c, icmp_err_frame, &src, &key->gaddr,
+			 v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6, n);
+	link_send(c, &frame, 1);
+	return 0;
+}
