@@ -157,7 +157,7 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 	if (pf->f.type != FLOW_PING || pf->f.closing || pf->sock != ref.fd)
 		return;
 	for (i = 0; (events & EPOLLERR) && i < ICMP_ERR_BATCH &&
-		    !icmp_err_to_tap(c, pf->sock, key); i++)
+		    !icmp_err_to_tap(c, pf->sock, key, 0); i++)
 		;
 	max = c->mtu - (inany_is_v4(&key->gaddr) ? sizeof(struct iphdr) :
 						   sizeof(struct ipv6hdr));

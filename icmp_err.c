@@ -15,7 +15,9 @@
  *
  * The guest's TTL (hop limit) goes out with its packets
  * (icmp_err_ttl_set()), so that traceroute's probes expire where they
- * should, and the routers' time exceeded comes back here.
+ * should, and the routers' time exceeded comes back here: UDP datagrams,
+ * echo requests, and a TCP SYN with a TTL below the default (traceroute
+ * -T), until its connection is up (icmp_err_unwatch()).
  */
 
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <netinet/icmp6.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
+#include <netinet/tcp.h>
 #include <netinet/udp.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -64,6 +67,28 @@ void icmp_err_watch(int s, const struct flow_key *key)
 }
 
 /**
+ * icmp_err_unwatch() - back to a socket's defaults: no error queue, the
+ *			host's TTL
+ * @s:		socket
+ * @key:	flow key
+ *
+ * For a TCP connection whose SYN carried the guest's low TTL: once
+ * connected, its segments must get there, and an ICMP error is no longer
+ * the guest's business.
+ */
+void icmp_err_unwatch(int s, const struct flow_key *key)
+{
+	int zero = 0, dflt = -1;
+	bool v4 = inany_is_v4(&key->gaddr);
+
+	if (setsockopt(s, v4 ? SOL_IP : SOL_IPV6,
+		       v4 ? IP_RECVERR : IPV6_RECVERR, &zero, sizeof(zero)) ||
+	    setsockopt(s, v4 ? SOL_IP : SOL_IPV6,
+		       v4 ? IP_TTL : IPV6_UNICAST_HOPS, &dflt, sizeof(dflt)))
+		debug("IP_RECVERR, TTL: %s", strerror(errno));
+}
+
+/**
  * icmp_err_ttl_set() - send with the guest's TTL (hop limit) from now on
  * @s:		flow's socket
  * @key:	flow key
@@ -97,11 +122,12 @@ uint8_t icmp_err_ttl_set(int s, const struct flow_key *key, uint8_t now,
  *		(ping) or the payload (UDP) the kernel gave back in place
  * @len:	length of what the kernel gave back, as it was sent
  * @quoted:	bytes of it the quote keeps
+ * @seq:	TCP: the sequence number of the guest's segment
  *
  * Return: ICMP message length
  */
 static size_t icmp_err_quote(const struct flow_key *key, uint8_t *l4,
-			     size_t len, size_t quoted)
+			     size_t len, size_t quoted, uint32_t seq)
 {
 	const struct in_addr *g4 = inany_v4(&key->gaddr);
 	size_t l3_len = g4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
@@ -117,6 +143,13 @@ static size_t icmp_err_quote(const struct flow_key *key, uint8_t *l4,
 		memcpy(q4, &uh, sizeof(uh));
 		l4_len += sizeof(uh);
 		quoted += sizeof(uh);
+	} else if (key->proto == IPPROTO_TCP) {
+		/* The host's SYN given back: the guest's ports and sequence */
+		uint16_t ports[2] = { htons(key->gport), htons(key->pport) };
+
+		seq = htonl(seq);
+		memcpy(q4, ports, sizeof(ports));
+		memcpy(q4 + offsetof(struct tcphdr, seq), &seq, sizeof(seq));
 	} else {
 		uint16_t id = htons(key->gport);	/* not the socket's */
 
@@ -197,11 +230,13 @@ static bool icmp_err_allowed(const struct ctx *c)
  * icmp_err_to_tap() - an ICMP error for the guest's packet: the guest's too
  * @c:		execution context
  * @s:		flow's socket, icmp_err_watch() called on it
- * @key:	flow key: UDP, or an echo flow (ICMP, ICMPv6)
+ * @key:	flow key: UDP, an echo flow (ICMP, ICMPv6), or TCP
+ * @seq:	TCP: the sequence number of the guest's segment (its SYN's)
  *
  * Return: 0 if one was read, -1 if the queue is empty
  */
-int icmp_err_to_tap(struct ctx *c, int s, const struct flow_key *key)
+int icmp_err_to_tap(struct ctx *c, int s, const struct flow_key *key,
+		    uint32_t seq)
 {
 	bool v4 = inany_is_v4(&key->gaddr);
 	size_t l3_len = v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
@@ -252,7 +287,7 @@ int icmp_err_to_tap(struct ctx *c, int s, const struct flow_key *key)
 		memcpy(l4 + 4, &info, sizeof(info));
 	}
 	n = icmp_err_quote(key, l4, n, MIN((size_t)n, v4 ? ICMP_ERR4_MAX :
-							   ICMP_ERR6_MAX));
+							   ICMP_ERR6_MAX), seq);
 	frame = ip_frame(c, icmp_err_frame, &src, &key->gaddr,
 			 v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6, n);
 	link_send(c, &frame, 1);

@@ -75,6 +75,7 @@
 
 #include "flow.h"
 #include "flow_table.h"
+#include "icmp_err.h"
 #include "fwd.h"
 #include "ip.h"
 #include "log.h"
@@ -1210,7 +1211,7 @@ static int tcp_conn_alloc(struct ctx *c, const struct flow_key *key,
  * @seg:	the SYN
  */
 static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
-			      const struct tcp_seg *seg)
+			      const struct tcp_seg *seg, uint8_t ttl)
 {
 	union sockaddr_inany sa;
 	struct tcp_conn *conn;
@@ -1244,6 +1245,10 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 		return;
 	}
 	tcp_phase_set(conn, TCP_PHASE_CONNECTING);
+	if (ttl && ttl < IPDEFTTL) {	/* a probe: traceroute -T */
+		conn->syn_ttl = icmp_err_ttl_set(s, key, IPDEFTTL, ttl);
+		icmp_err_watch(s, key);
+	}
 	/* A peer that never answers would hold the flow for the kernel's
 	 * ~127 s of SYN retries (a SYN flood's flows, all of them)
 	 */
@@ -1270,19 +1275,36 @@ static void tcp_conn_from_tap(struct ctx *c, const struct flow_key *key,
 static void tcp_connected(struct ctx *c, struct tcp_conn *conn,
 			  uint32_t events)
 {
+	int i;
+
+	/* A probe's ICMP error (time exceeded) is the guest's, and then all
+	 * it hears of the attempt: no RST after it, as from a real path
+	 */
+	for (i = 0; conn->syn_ttl && (events & EPOLLERR) &&
+		    i < ICMP_ERR_BATCH &&
+		    !icmp_err_to_tap(c, conn->sock, &conn->f.key,
+				     conn->seq_from_tap - 1); i++)
+		;
 	if (events & (EPOLLERR | EPOLLHUP)) {
 		socklen_t sl = sizeof(int);
 		char s[FLOW_STRLEN];
 		int err = 0;
 
 		getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &err, &sl);
+		if (!err && !(events & EPOLLHUP))
+			return;
 		debug("%s: connect: %s",
 		      flow_str(&conn->f.key, s, sizeof(s)), strerror(err));
-		tcp_rst(c, conn);
+		if (i)
+			flow_close(tcp_idx(conn));
+		else
+			tcp_rst(c, conn);
 		return;
 	}
 	if (!(events & EPOLLOUT))
 		return;
+	if (conn->syn_ttl)
+		icmp_err_unwatch(conn->sock, &conn->f.key);
 	tcp_phase_set(conn, TCP_PHASE_SYN_ACK_SENT);
 	tcp_epoll_set(c, conn, EPOLLIN | EPOLLRDHUP);
 	tcp_send_ctl(c, conn, TH_SYN | TH_ACK);
@@ -1717,7 +1739,7 @@ void tcp_tap_input(struct ctx *c, const struct l3_info *l3,
 		return;
 	}
 	if (seg.th->syn && !seg.th->ack) {
-		tcp_conn_from_tap(c, &key, &seg);
+		tcp_conn_from_tap(c, &key, &seg, l3->hop_limit);
 		return;
 	}
 	pkt_drop(DROP_TCP_NOFLOW);

@@ -46,6 +46,9 @@ enum tcp_phase {
  * @dup_acks:		duplicate ACKs seen from guest in a row
  * @retries:		retransmission timeouts in a row
  * @ka_sent:		keepalive probes sent to the guest, not yet answered
+ * @syn_ttl:		TTL of the guest's SYN if below the default: the
+ *			connect carries it, its ICMP errors are the guest's
+ *			(traceroute -T), until connected; else 0
  * @mss_to_tap:		largest segment we send to the guest
  * @seq_to_tap:		next sequence number we send to the guest
  * @seq_max_to_tap:	past the last byte of data the guest was sent, before
@@ -80,6 +83,7 @@ struct tcp_conn {
 	uint8_t dup_acks;
 	uint8_t retries;
 	uint8_t ka_sent;
+	uint8_t syn_ttl;
 	uint16_t mss_to_tap;
 	uint32_t seq_to_tap;
 	uint32_t seq_max_to_tap;

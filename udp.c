@@ -598,7 +598,7 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
 		 * datagram; else log them. The flow stays either way.
 		 */
 		for (i = 0; !uf->f.key.spliced && i < ICMP_ERR_BATCH &&
-			    !icmp_err_to_tap(c, uf->sock, &uf->f.key); i++)
+			    !icmp_err_to_tap(c, uf->sock, &uf->f.key, 0); i++)
 			;
 		if (!getsockopt(ref.fd, SOL_SOCKET, SO_ERROR, &err, &sl) &&
 		    err)

@@ -1,19 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# traceroute -n, with UDP probes (-U) and with echo requests (-I), from
+# traceroute -n, with UDP probes (-U), echo requests (-I) and TCP SYNs
+# (-T, to port 80 of F, closed: F's RST is the last hop), from
 # pasta's namespace to a far server F behind R (R routes between H and F:
 # 192.0.2.0/24, 2001:db8:3::/64, MTU 1280): the guest's TTL goes out with
 # each probe, R's time exceeded for the first hop (and F's port
 # unreachable) come back as the guest's ICMP errors, so the trace lists
 # R's address (the guest's gateway), then F's. Before, no error came
-# back: stars only.
+# back: stars only (-T: F at the first hop, reached with the host's TTL).
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 command -v traceroute >/dev/null || skip_all "no traceroute (apt-get install traceroute)"
-plan $((2 + 2 * NFAM))
+plan $((2 + 3 * NFAM))
 
 NS_F=pt-f-$$
 F_ADDR=192.0.2.2
@@ -47,7 +48,7 @@ for fam in $FAMILIES; do
 	use_family "$fam"
 	far=$F_ADDR
 	[ "$fam" = 6 ] && far=$F_ADDR6
-	for how in U I; do
+	for how in U I T; do
 		pasta_run "tr$how$FAM" 60 -- traceroute -"$fam" -n -"$how" \
 			-q 1 -w 2 -m 4 "$far"
 		hops=$(awk 'NR > 1 && $2 != "*" { printf "%s%s", sep, $2; sep = " " }' \
