@@ -9,12 +9,16 @@
 # unreachable) come back as the guest's ICMP errors, so the trace lists
 # R's address (the guest's gateway), then F's. Before, no error came
 # back: stars only (-T: F at the first hop, reached with the host's TTL).
+# And a UDP socket with path MTU discovery on (IP_PMTUDISC_DO) sending
+# 1400 bytes to F learns the R-F link's MTU from the guest's copy of R's
+# fragmentation needed / packet too big: its next send fails with
+# EMSGSIZE, IP_MTU / IPV6_MTU 1280.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 command -v traceroute >/dev/null || skip_all "no traceroute (apt-get install traceroute)"
-plan $((2 + 3 * NFAM))
+plan $((2 + 4 * NFAM))
 
 NS_F=pt-f-$$
 F_ADDR=192.0.2.2
@@ -58,5 +62,30 @@ for fam in $FAMILIES; do
 			{ diag_file "$WORK/tr$how$FAM.out"
 			  diag_file "$WORK/tr$how$FAM.err"; }
 	done
+
+	pasta_run "pmtu$FAM" 30 -- "$PY" -c "
+import errno, socket, time
+v6 = ':' in '$far'
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET,
+                  socket.SOCK_DGRAM)
+level = socket.IPPROTO_IPV6 if v6 else socket.IPPROTO_IP
+# IPV6_MTU_DISCOVER (23) / IP_MTU_DISCOVER (10): DO (2); IPV6_MTU (24),
+# IP_MTU (14)
+s.setsockopt(level, 23 if v6 else 10, 2)
+s.connect(('$far', 9))
+s.send(b'x' * 1400)
+got = 'no EMSGSIZE in 5 s'
+for i in range(50):
+    time.sleep(0.1)
+    try:
+        s.send(b'x' * 1400)
+    except OSError as e:
+        if e.errno == errno.EMSGSIZE:
+            got = 'EMSGSIZE, MTU %d' % s.getsockopt(level, 24 if v6 else 14)
+            break
+print(got)"
+	is "$(cat "$WORK/pmtu$FAM.out" 2>/dev/null)" "EMSGSIZE, MTU 1280" \
+		"$FAMNAME: a UDP socket with path MTU discovery learns F's link MTU (1280)" ||
+		diag_file "$WORK/pmtu$FAM.err"
 done
 done_testing
