@@ -3,9 +3,10 @@
  *
  * Theory of operation: a backend (struct link_ops) is one way of reaching
  * the guest: pasta's tap device (tap.c), passt's UNIX stream socket
- * (stream.c), passt's vhost-user rings (vhost_user.c). It reads frames into the receive slots below and writes the
- * frames it is handed; it knows nothing of the layers above, which see only
- * this file: link_recv() for the input layer (input.c), link_send() for the
+ * (stream.c), passt's vhost-user rings (vhost_user.c). It reads frames
+ * into the receive slots below and writes the frames it is handed; it
+ * knows nothing of the layers above, which see only this file:
+ * link_recv() for the input layer (input.c), link_send() for the
  * protocols' frames, built by ip_frame() with a descriptor that says where
  * the L4 checksum is and what segment size a large TCP frame stands for, so
  * a backend never parses a frame it sends.
@@ -262,8 +263,8 @@ unsigned int link_send(struct ctx *c, const struct link_frame *f,
  * can be read straight into it, and no copy is made. Nothing else may be
  * sent to the guest until link_tx_commit().
  *
- * Return: frames there is room for, their payload buffers in @tx->iov,
- *	   @bytes_max at most in all; 0 if none (send copies then)
+ * Return: frames there is room for (their payload buffers in @tx->iov,
+ *	   @bytes_max at most in all), 0 if none: send copies then
  */
 unsigned int link_tx_reserve(struct ctx *c, struct link_tx *tx,
 			     unsigned int frames, size_t data_max,

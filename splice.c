@@ -2,9 +2,10 @@
 /* splice.c - pasta's socket-to-socket TCP relay, loopback to loopback
  *
  * Theory of operation: a connection accepted on a -T port inside the
- * namespace goes to the host's loopback, on the port the rule names. One from the host's loopback to a -t port goes, as upstream
- * (2026), to the namespace's own address, so that what listens on the
- * namespace's loopback alone stays private; with --host-lo-to-ns-lo, a
+ * namespace goes to the host's loopback, on the port the rule names. One
+ * from the host's loopback to a -t port goes, as upstream (2026), to the
+ * namespace's own address, so that what listens on the namespace's
+ * loopback alone stays private; with --host-lo-to-ns-lo, a
  * client of a loopback address reaches that address in the namespace
  * instead (splice_inbound()). Either way from a socket opened inside the
  * namespace, unless --no-splice. Neither sees frames or the tap: the two

@@ -795,6 +795,30 @@ static void tcp_peek_failed(struct ctx *c, struct tcp_conn *conn, ssize_t n)
 }
 
 /**
+ * tcp_send_from() - send from this sequence number on: go back, or ahead
+ * @c:		execution context
+ * @conn:	connection
+ * @seq:	next sequence number to send, in the socket still
+ *
+ * The data is only peeked: the peek offset follows (what the guest
+ * acknowledged and we haven't discarded yet is still ahead of it).
+ *
+ * Return: 0, -1 if the connection was reset
+ */
+static int tcp_send_from(struct ctx *c, struct tcp_conn *conn, uint32_t seq)
+{
+	int off = conn->discard + (seq - conn->seq_ack_from_tap);
+
+	conn->seq_to_tap = seq;
+	if (tcp_peek_off_ok &&
+	    setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off))) {
+		tcp_rst(c, conn);
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * tcp_link_held() - the link took only some frames: take the rest back
  * @c:		execution context
  * @conn:	connection
@@ -810,17 +834,10 @@ static void tcp_peek_failed(struct ctx *c, struct tcp_conn *conn, ssize_t n)
  */
 static int tcp_link_held(struct ctx *c, struct tcp_conn *conn, size_t unsent)
 {
-	int off;
-
 	if (tcp_link_wait_n == TCP_LINK_WAIT_MAX)
 		return 0;	/* lost, for the RTO */
-	conn->seq_to_tap -= unsent;
-	off = conn->discard + conn->seq_to_tap - conn->seq_ack_from_tap;
-	if (tcp_peek_off_ok &&
-	    setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off))) {
-		tcp_rst(c, conn);
+	if (tcp_send_from(c, conn, conn->seq_to_tap - unsent))
 		return -1;
-	}
 	conn->pending |= TCP_LINK_HELD;
 	tcp_link_wait[tcp_link_wait_n++] = tcp_idx(conn);
 	return 0;
@@ -993,22 +1010,15 @@ static int tcp_discard_acked(struct ctx *c, struct tcp_conn *conn)
  */
 static void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 {
-	int zero = 0;
-
 	if (tcp_discard_acked(c, conn))
 		return;
 	conn->retrans++;
 	conn->dup_acks = 0;
-	conn->seq_to_tap = conn->seq_ack_from_tap;
 	if ((conn->close & TCP_TAP_FIN_SENT) &&
 	    !(conn->close & TCP_TAP_FIN_ACKED))
 		conn->close &= ~TCP_TAP_FIN_SENT;
-	if (tcp_peek_off_ok &&
-	    setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
-		       sizeof(zero))) {
-		tcp_rst(c, conn);
+	if (tcp_send_from(c, conn, conn->seq_ack_from_tap))
 		return;
-	}
 	tcp_data_to_tap(c, conn);
 }
 
@@ -1379,17 +1389,9 @@ static bool tcp_dup_ack(struct ctx *c, struct tcp_conn *conn)
 static int tcp_ack_past_rewind(struct ctx *c, struct tcp_conn *conn,
 			       uint32_t ack)
 {
-	int off = conn->discard + (ack - conn->seq_ack_from_tap);
-
 	if (SEQ_GT(ack, conn->seq_max_to_tap))
 		return -1;
-	if (tcp_peek_off_ok &&
-	    setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off))) {
-		tcp_rst(c, conn);
-		return -1;
-	}
-	conn->seq_to_tap = ack;
-	return 0;
+	return tcp_send_from(c, conn, ack);
 }
 
 /**
