@@ -91,7 +91,7 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 	pf->f.type = FLOW_PING;
 	pf->f.key = *key;
 	pf->sock = s;
-	pf->ttl = IPDEFTTL;
+	pf->sent_as = ICMP_ERR_MIRROR_INIT;
 	pf->f.active_at = c->now;
 	icmp_err_watch(s, key);
 	flow_hash_insert(idx);
@@ -134,8 +134,7 @@ void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
 	/* Header and data as they are: the kernel sets the identifier and
 	 * the checksum
 	 */
-	pf->ttl = icmp_err_ttl_set(pf->sock, &key, pf->ttl, l3->hop_limit);
-	if (send(pf->sock, l4.data, l4.len, MSG_DONTWAIT) < 0)
+	if (icmp_err_send(c, pf->sock, &key, &pf->sent_as, l3, l4))
 		debug("ICMP: send: %s", strerror(errno));
 	flow_dgram_seen(&pf->f, c->now, false);
 }

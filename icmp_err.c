@@ -227,11 +227,73 @@ static bool icmp_err_allowed(const struct ctx *c)
 }
 
 /**
+ * icmp_err_quoted_at() - where the packet an error quotes goes, in our frame
+ * @key:	flow key
+ *
+ * Return: the place, after the ICMP header, the IP header and, for UDP,
+ *	   the UDP header (rebuilt from the flow: the kernel keeps none)
+ */
+static uint8_t *icmp_err_quoted_at(const struct flow_key *key)
+{
+	size_t l3_len = inany_is_v4(&key->gaddr) ? sizeof(struct iphdr) :
+						   sizeof(struct ipv6hdr);
+
+	return icmp_err_frame + FRAME_L4_OFF + ICMP_ERR_HDR_LEN + l3_len +
+	       (key->proto == IPPROTO_UDP ? sizeof(struct udphdr) : 0);
+}
+
+/**
+ * icmp_err_reply() - send the guest an ICMP error about its packet
+ * @c:		execution context
+ * @key:	flow key
+ * @src:	where the error comes from, as the guest sees it
+ * @ee:		type, code and MTU (or pointer) of the error
+ * @len:	length of the guest's packet (UDP: payload), in place at
+ *		icmp_err_quoted_at() as far as there is room
+ * @seq:	TCP: the sequence number of the guest's segment
+ */
+static void icmp_err_reply(struct ctx *c, const struct flow_key *key,
+			   const union inany_addr *src,
+			   const struct sock_extended_err *ee, size_t len,
+			   uint32_t seq)
+{
+	bool v4 = inany_is_v4(&key->gaddr);
+	uint8_t *l4 = icmp_err_frame + FRAME_L4_OFF;
+	struct link_frame frame;
+	size_t n;
+
+	if (!icmp_err_allowed(c))
+		return;
+	memset(l4, 0, ICMP_ERR_HDR_LEN);
+	l4[0] = ee->ee_type;
+	l4[1] = ee->ee_code;
+	if (v4 && ee->ee_type == ICMP_DEST_UNREACH &&
+	    ee->ee_code == ICMP_FRAG_NEEDED) {
+		uint16_t mtu = htons(ee->ee_info);
+
+		memcpy(l4 + 6, &mtu, sizeof(mtu));
+	} else if (!v4 && (ee->ee_type == ICMP6_PACKET_TOO_BIG ||
+			   ee->ee_type == ICMP6_PARAM_PROB)) {
+		uint32_t info = htonl(ee->ee_info);
+
+		memcpy(l4 + 4, &info, sizeof(info));
+	}
+	n = icmp_err_quote(key, l4, len, MIN(len, v4 ? ICMP_ERR4_MAX :
+						      ICMP_ERR6_MAX), seq);
+	frame = ip_frame(c, icmp_err_frame, src, &key->gaddr,
+			 v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6, n);
+	link_send(c, &frame, 1);
+}
+
+/**
  * icmp_err_to_tap() - an ICMP error for the guest's packet: the guest's too
  * @c:		execution context
  * @s:		flow's socket, icmp_err_watch() called on it
  * @key:	flow key: UDP, an echo flow (ICMP, ICMPv6), or TCP
  * @seq:	TCP: the sequence number of the guest's segment (its SYN's)
+ *
+ * Errors of our own kernel (SO_EE_ORIGIN_LOCAL: too big for the path MTU
+ * it knows) were the guest's at once, from icmp_err_send(): dropped here.
  *
  * Return: 0 if one was read, -1 if the queue is empty
  */
@@ -239,19 +301,16 @@ int icmp_err_to_tap(struct ctx *c, int s, const struct flow_key *key,
 		    uint32_t seq)
 {
 	bool v4 = inany_is_v4(&key->gaddr);
-	size_t l3_len = v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
-	size_t pre = key->proto == IPPROTO_UDP ? sizeof(struct udphdr) : 0;
-	uint8_t *l4 = icmp_err_frame + FRAME_L4_OFF;
+	uint8_t *quoted = icmp_err_quoted_at(key);
 	char cbuf[CMSG_SPACE(sizeof(struct sock_extended_err) +
 			     sizeof(struct sockaddr_in6))];
-	struct iovec iov = { l4 + ICMP_ERR_HDR_LEN + l3_len + pre,
-			     IP_MAXPACKET - ICMP_ERR_HDR_LEN - l3_len - pre };
+	struct iovec iov = { quoted, icmp_err_frame + sizeof(icmp_err_frame) -
+				     quoted };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	union sockaddr_inany from = { .sa.sa_family = AF_UNSPEC };
 	struct sock_extended_err ee;
-	struct link_frame frame;
 	union inany_addr src;
 	struct cmsghdr *cm;
 	ssize_t n;
@@ -268,28 +327,98 @@ int icmp_err_to_tap(struct ctx *c, int s, const struct flow_key *key,
 	memcpy(&from, CMSG_DATA(cm) + sizeof(ee),
 	       MIN(sizeof(from), cm->cmsg_len - CMSG_LEN(sizeof(ee))));
 	if (ee.ee_origin != (v4 ? SO_EE_ORIGIN_ICMP : SO_EE_ORIGIN_ICMP6) ||
-	    (pre == 0 && (size_t)n < ICMP_ERR_HDR_LEN) ||
-	    icmp_err_src(s, key, &from, &src) || !icmp_err_allowed(c))
+	    (key->proto != IPPROTO_UDP && (size_t)n < ICMP_ERR_HDR_LEN) ||
+	    icmp_err_src(s, key, &from, &src))
 		return 0;
 
-	memset(l4, 0, ICMP_ERR_HDR_LEN);
-	l4[0] = ee.ee_type;
-	l4[1] = ee.ee_code;
-	if (v4 && ee.ee_type == ICMP_DEST_UNREACH &&
-	    ee.ee_code == ICMP_FRAG_NEEDED) {
-		uint16_t mtu = htons(ee.ee_info);
-
-		memcpy(l4 + 6, &mtu, sizeof(mtu));
-	} else if (!v4 && (ee.ee_type == ICMP6_PACKET_TOO_BIG ||
-			   ee.ee_type == ICMP6_PARAM_PROB)) {
-		uint32_t info = htonl(ee.ee_info);
-
-		memcpy(l4 + 4, &info, sizeof(info));
-	}
-	n = icmp_err_quote(key, l4, n, MIN((size_t)n, v4 ? ICMP_ERR4_MAX :
-							   ICMP_ERR6_MAX), seq);
-	frame = ip_frame(c, icmp_err_frame, &src, &key->gaddr,
-			 v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6, n);
-	link_send(c, &frame, 1);
+	icmp_err_reply(c, key, &src, &ee, n, seq);
 	return 0;
+}
+
+/**
+ * icmp_err_too_big() - the guest's packet is larger than the host's path
+ *			MTU, and it said not to fragment it: tell it so
+ * @c:		execution context
+ * @s:		flow's socket, connected
+ * @key:	flow key: UDP or an echo flow
+ * @msg:	the guest's packet (UDP: payload)
+ *
+ * As a router would (fragmentation needed, packet too big, with the MTU):
+ * we are the guest's first hop, its gateway's address is ours.
+ */
+static void icmp_err_too_big(struct ctx *c, int s, const struct flow_key *key,
+			     struct pkt_view msg)
+{
+	const struct guest_net *net = ip_net();
+	bool v4 = inany_is_v4(&key->gaddr);
+	struct sock_extended_err ee = {
+		.ee_type = v4 ? ICMP_DEST_UNREACH : ICMP6_PACKET_TOO_BIG,
+		.ee_code = v4 ? ICMP_FRAG_NEEDED : 0,
+	};
+	uint8_t *quoted = icmp_err_quoted_at(key);
+	socklen_t sl = sizeof(int);
+	union inany_addr src;
+	int mtu;
+
+	if (v4 ? getsockopt(s, SOL_IP, IP_MTU, &mtu, &sl) :
+		 getsockopt(s, SOL_IPV6, IPV6_MTU, &mtu, &sl)) {
+		debug("IP_MTU: %s", strerror(errno));
+		return;
+	}
+	ee.ee_info = mtu;
+	if (v4)
+		inany_from_v4(&src, net->gw4);
+	else
+		src.a6 = net->gw6;
+	memcpy(quoted, msg.data, MIN(msg.len, v4 ? ICMP_ERR4_MAX :
+						   ICMP_ERR6_MAX));
+	icmp_err_reply(c, key, &src, &ee, msg.len, 0);
+}
+
+/**
+ * icmp_err_send() - send the guest's datagram or echo request on its flow's
+ *		     socket as the guest sent it: TTL, and fragment or not
+ * @c:		execution context
+ * @s:		flow's socket, connected, icmp_err_watch() called on it
+ * @key:	flow key: UDP or an echo flow
+ * @now:	how @s sends now, updated
+ * @l3:		the guest's hop limit, and whether it may be fragmented
+ * @msg:	what to send (UDP: payload; echo: header and data)
+ *
+ * A packet the guest won't have fragmented (IPv4 with DF; IPv6, where no
+ * router fragments) goes with path MTU discovery on (IP_PMTUDISC_DO):
+ * larger than the host's path MTU, it fails here, and the guest learns
+ * that MTU, as a router on the way would have told it, where the host's
+ * kernel used to fragment it silently (tracepath, a QUIC stack probing the
+ * path). Without DF, IPv4 routers may fragment it, and the host as well
+ * (IP_PMTUDISC_DONT); IPv6 the guest fragmented (reassembled by us): the
+ * host fragments it to the path MTU it knows (IPV6_PMTUDISC_WANT).
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int icmp_err_send(struct ctx *c, int s, const struct flow_key *key,
+		  struct icmp_err_mirror *now, const struct l3_info *l3,
+		  struct pkt_view msg)
+{
+	bool v4 = inany_is_v4(&key->gaddr);
+	int pmtud = l3->df ? IP_PMTUDISC_DO :
+			     v4 ? IP_PMTUDISC_DONT : IPV6_PMTUDISC_WANT;
+	int err;
+
+	now->ttl = icmp_err_ttl_set(s, key, now->ttl, l3->hop_limit);
+	if (pmtud != now->pmtud) {
+		if (v4 ? setsockopt(s, SOL_IP, IP_MTU_DISCOVER, &pmtud,
+				    sizeof(pmtud)) :
+			 setsockopt(s, SOL_IPV6, IPV6_MTU_DISCOVER, &pmtud,
+				    sizeof(pmtud)))
+			debug("IP_MTU_DISCOVER %i: %s", pmtud, strerror(errno));
+		else
+			now->pmtud = pmtud;
+	}
+	if (send(s, msg.data, msg.len, MSG_DONTWAIT) >= 0)
+		return 0;
+	err = errno;
+	if (err == EMSGSIZE)
+		icmp_err_too_big(c, s, key, msg);
+	return -err;
 }

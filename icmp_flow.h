@@ -5,18 +5,18 @@
 #include <stdint.h>
 
 #include "flow.h"
+#include "icmp_err.h"
 
 /**
  * struct icmp_flow - an echo (ping) session of the guest on a ping socket
  * @f:		common flow header, gport is the guest's echo identifier
  * @sock:	ping socket (SOCK_DGRAM, IPPROTO_ICMP), connected to the peer
- * @ttl:	TTL (hop limit) it sends with: the guest's last one
- *		(icmp_err_ttl_set())
+ * @sent_as:	what of the guest's IP header the socket mirrors now
  */
 struct icmp_flow {
 	struct flow_common f;
 	int sock;
-	uint8_t ttl;
+	struct icmp_err_mirror sent_as;
 };
 
 #endif /* ICMP_FLOW_H */

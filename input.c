@@ -4,7 +4,8 @@
  * Theory of operation: the top of the frame path from the guest. We ask the
  * link (link.c) for a batch of frames, run the pure parsers on each
  * (Ethernet here, IPv4 and IPv6 with the address policy in ip.c: they return
- * a view or a drop reason and send nothing), and hand the result to its
+ * a view or a drop reason and send nothing), put fragmented datagrams back
+ * together (frag.c), and hand the result to its
  * handler: TCP, UDP, ICMP, or one of the services we answer on the link
  * ourselves (ARP, NDP, DHCP, DHCPv6). Whatever fails a check is dropped
  * through pkt_drop() with a reason.
@@ -27,6 +28,7 @@
 #include "arp.h"
 #include "dhcp.h"
 #include "dhcpv6.h"
+#include "frag.h"
 #include "fwd.h"
 #include "icmp.h"
 #include "input.h"
@@ -138,6 +140,8 @@ static void input_ip(struct ctx *c, struct pkt_view v, bool v6)
 		pkt_drop(ret);
 		return;
 	}
+	if (l3.frag && !frag_add(&l3, &l4, c->now))
+		return;
 	if (!fwd_is_target(&l3.src))
 		ip_guest_seen(&l3.src);
 	input_l4(c, &l3, l4, v6 ? DROP_IP6_PROTO : DROP_IP4_PROTO);

@@ -10,15 +10,16 @@
  * checks send nothing and call nothing above: they return a drop reason.
  *
  * IPv4: IHL against total length against frame length, header checksum;
- * fragments are dropped. IPv6 (RFC 8200): the payload length must fit in the
+ * a fragment's place in its datagram is noted for frag.c. IPv6 (RFC 8200): the payload length must fit in the
  * frame (the rest is Ethernet padding, trimmed); a payload length of zero is
  * a jumbogram (RFC 2675), which no link of ours carries; extension headers
  * are walked with the same cursor: hop-by-hop options only right after the
  * header (4.1), routing headers only with no segments left (we are the final
  * destination, and forward nothing on the guest's behalf, 4.4), destination
- * options skipped, at most IP6_EXT_MAX of them; a fragment header drops the
- * packet: the guest's kernel sends nothing larger than the MTU we gave it.
- * Every drop is counted by reason (pkt_drop()).
+ * options skipped, at most IP6_EXT_MAX of them; a fragment header ends the
+ * walk: what follows is the fragment's part of the datagram (frag.c puts
+ * them together: a guest fragments what is larger than a path MTU it
+ * learnt from an ICMP error). Every drop is counted by reason (pkt_drop()).
  *
  * Addresses: the guest's gateway (IPv4 and IPv6, and our link-local address)
  * stands for the host itself: ip_gw_to_host() maps it to the host's loopback
@@ -386,8 +387,6 @@ int ip4_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 		return DROP_IP4_MALFORMED;
 	if (csum(ih, hlen, 0))
 		return DROP_IP4_CSUM;
-	if (ntohs(ih->frag_off) & (IP_MF | IP_OFFMASK))
-		return DROP_IP4_FRAG;
 	if (!pkt_sub(&v, tot - hlen, l4))
 		return DROP_IP4_MALFORMED;
 	if (ip_net_now.ip4_off)
@@ -397,18 +396,50 @@ int ip4_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 	inany_from_v4(&l3->dst, (struct in_addr){ ih->daddr });
 	l3->proto = ih->protocol;
 	l3->hop_limit = ih->ttl;
+	l3->df = !!(ntohs(ih->frag_off) & IP_DF);
+	l3->frag_more = !!(ntohs(ih->frag_off) & IP_MF);
+	l3->frag_off = (ntohs(ih->frag_off) & IP_OFFMASK) * 8;
+	l3->frag = l3->frag_more || l3->frag_off;
+	l3->frag_id = ntohs(ih->id);
 	return 0;
 }
 
 /**
- * ip6_ext_skip() - walk the extension headers to the upper-layer header
- * @v:		view from the first header after the IPv6 header, advanced
- * @proto:	Next Header of the IPv6 header, then of the last one walked
+ * ip6_frag_hdr() - take a fragment header: where the part that follows goes
+ * @v:		view from the fragment header, advanced past it
+ * @l3:		fragment fields, protocol of the datagram, set
  *
  * Return: 0 on success, or the drop reason
  */
-static int ip6_ext_skip(struct pkt_view *v, uint8_t *proto)
+static int ip6_frag_hdr(struct pkt_view *v, struct l3_info *l3)
 {
+	const uint8_t *h = pkt_pull(v, 8);
+	uint32_t id;
+
+	if (!h)
+		return DROP_IP6_EXTHDR;
+	/* Next Header, reserved, offset in 8-octet units << 3 | M, ident */
+	l3->proto = h[0];
+	l3->frag = true;
+	l3->frag_off = ((h[2] << 8) | h[3]) & ~7U;
+	l3->frag_more = h[3] & 1;
+	memcpy(&id, h + 4, sizeof(id));
+	l3->frag_id = ntohl(id);
+	return 0;
+}
+
+/**
+ * ip6_ext_skip() - walk the extension headers to the upper-layer header, or
+ *		    to the fragmentable part of a fragment
+ * @v:		view from the first header after the IPv6 header, advanced
+ * @l3:		protocol: Next Header of the IPv6 header, then of the last
+ *		one walked; fragment fields
+ *
+ * Return: 0 on success, or the drop reason
+ */
+static int ip6_ext_skip(struct pkt_view *v, struct l3_info *l3)
+{
+	uint8_t *proto = &l3->proto;
 	unsigned int n;
 
 	for (n = 0; n <= IP6_EXT_MAX; n++) {
@@ -423,7 +454,7 @@ static int ip6_ext_skip(struct pkt_view *v, uint8_t *proto)
 		case IPPROTO_DSTOPTS:
 			break;
 		case IPPROTO_FRAGMENT:
-			return DROP_IP6_FRAG;
+			return ip6_frag_hdr(v, l3);
 		default:
 			return 0;
 		}
@@ -458,7 +489,10 @@ int ip6_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 	if (!pkt_sub(&v, ntohs(ip6h->payload_len), l4))
 		return DROP_IP6_MALFORMED;
 	l3->proto = ip6h->nexthdr;
-	ret = ip6_ext_skip(l4, &l3->proto);
+	l3->frag = l3->frag_more = false;
+	l3->frag_off = 0;
+	l3->frag_id = 0;
+	ret = ip6_ext_skip(l4, l3);
 	if (ret)
 		return ret;
 	memcpy(&l3->src.a6, &ip6h->saddr, sizeof(l3->src.a6));
@@ -472,6 +506,7 @@ int ip6_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 	if (ip_net_now.ip6_off)
 		return DROP_IP_FAMILY_OFF;
 	l3->hop_limit = ip6h->hop_limit;
+	l3->df = true;
 	return 0;
 }
 

@@ -40,12 +40,24 @@ struct guest_net;
  * @proto:	L4 protocol (IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP,
  *		IPPROTO_ICMPV6)
  * @hop_limit:	IPv4 TTL or IPv6 hop limit
+ * @df:		no one may fragment it on the way: IPv4 with DF; IPv6 unless
+ *		the guest fragmented it (no router fragments IPv6)
+ * @frag:	a fragment (IPv4: MF or an offset; IPv6: a fragment header),
+ *		the L4 view its part of the datagram: for frag_add()
+ * @frag_more:	more fragments follow it
+ * @frag_off:	where its part goes in the datagram, bytes
+ * @frag_id:	the datagram's identification
  */
 struct l3_info {
 	union inany_addr src;
 	union inany_addr dst;
 	uint8_t proto;
 	uint8_t hop_limit;
+	bool df;
+	bool frag;
+	bool frag_more;
+	uint16_t frag_off;
+	uint32_t frag_id;
 };
 
 /**

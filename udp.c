@@ -196,7 +196,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf->sock = s;
 	uf->listen_fd = -1;
 	uf->dns_up = -1;
-	uf->ttl = IPDEFTTL;
+	uf->sent_as = ICMP_ERR_MIRROR_INIT;
 
 	if (s >= 0) {
 		if (connect(s, &dst->sa, dl)) {
@@ -265,14 +265,13 @@ static bool udp_dns_moved(const struct ctx *c, const struct udp_flow *uf)
  * udp_to_peer() - send the guest's datagram on its outbound flow's socket
  * @c:		execution context
  * @uf:		flow
- * @ttl:	the datagram's TTL or hop limit
+ * @l3:		the datagram's hop limit, and whether it may be fragmented
  * @data:	payload
  */
-static void udp_to_peer(struct ctx *c, struct udp_flow *uf, uint8_t ttl,
-			struct pkt_view data)
+static void udp_to_peer(struct ctx *c, struct udp_flow *uf,
+			const struct l3_info *l3, struct pkt_view data)
 {
-	uf->ttl = icmp_err_ttl_set(uf->sock, &uf->f.key, uf->ttl, ttl);
-	if (send(uf->sock, data.data, data.len, MSG_DONTWAIT) < 0) {
+	if (icmp_err_send(c, uf->sock, &uf->f.key, &uf->sent_as, l3, data)) {
 		debug("UDP: send: %s", strerror(errno));
 	} else if (uf->dns_up >= 0) {
 		resolv_up_sent(c, uf->dns_up);
@@ -311,7 +310,7 @@ void udp_tap_input(struct ctx *c, const struct l3_info *l3, uint16_t sport,
 	if (uf->listen_fd >= 0)
 		udp_to_sender(uf, data.data, data.len);
 	else
-		udp_to_peer(c, uf, l3->hop_limit, data);
+		udp_to_peer(c, uf, l3, data);
 	/* The guest answers an inbound flow */
 	flow_dgram_seen(&uf->f, c->now, uf->listen_fd >= 0);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "flow.h"
+#include "icmp_err.h"
 #include "inany.h"
 
 /**
@@ -28,8 +29,7 @@
  * @dns_up:	a query to --dns-forward: the host's resolver it goes to,
  *		index in resolv.c's upstream list; -1 for any other flow
  * @dns_gen:	resolv_up_gen() then: the index means nothing in another list
- * @ttl:	TTL (hop limit) the flow's socket sends with: the guest's last
- *		one (icmp_err_ttl_set()), IPDEFTTL until it sends another
+ * @sent_as:	what of the guest's IP header the socket mirrors now
  * @dns_queries: queries sent to the resolver, not answered yet: the flow
  *		ends with the answer to the last one (a stub resolver may
  *		send A and AAAA queries from the same port at once)
@@ -45,7 +45,7 @@ struct udp_flow {
 	int dns_up;
 	uint32_t dns_gen;
 	uint32_t dns_queries;
-	uint8_t ttl;
+	struct icmp_err_mirror sent_as;
 };
 
 #endif /* UDP_FLOW_H */

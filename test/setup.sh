@@ -17,7 +17,7 @@ pkgs="$pkgs qemu-system-x86 busybox-static cpio isc-dhcp-client"	# 95-passt-qemu
 pkgs="$pkgs man-db"	# 96-install.t: man -l (and groff-base, its dependency)
 pkgs="$pkgs ethtool"	# 19-tap-offload.t: offloads off in the namespace
 pkgs="$pkgs bc"	# 42-load.t, 62-syn-flood.t: times in fractions of a second
-pkgs="$pkgs traceroute"	# 74-traceroute.t
+pkgs="$pkgs traceroute iputils-tracepath"	# 74-traceroute.t
 pkgs="$pkgs debootstrap $*"	# 97-podman.t: its Debian 13 root filesystem
 
 missing=

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test/unit.c - unit tests: checksums, frame checks, flow table
  *
- * Frames are fed to input_frame() directly, as if read from the tap device,
+ * Fragments are fed to frag_add() as ip4_parse() or ip6_parse() describe
+ * them. Frames are fed to input_frame() directly, as if read from the tap device,
  * with no tap attached (fd_tap = -1): replies go nowhere. Each malformed
  * frame must bump exactly its own drop counter and create no flow. The
  * stream backend is read through link_recv() from a socketpair.
@@ -24,6 +25,7 @@
 #include "../checksum.h"
 #include "../flow.h"
 #include "../flow_table.h"
+#include "../frag.h"
 #include "../fwd.h"
 #include "../icmp.h"
 #include "../link.h"
@@ -732,6 +734,140 @@ static void test_stream_batch(void)
 	c.quit = false;
 }
 
+/**
+ * frag_feed() - give frag_add() a part of a test datagram
+ * @l3:		addresses, protocol and identification
+ * @dgram:	the whole datagram
+ * @off:	where the part starts
+ * @len:	its length
+ * @more:	more fragments follow
+ * @now:	now, milliseconds
+ * @whole:	set to the datagram, if this completes it
+ *
+ * Return: true if it completes the datagram
+ */
+static bool frag_feed(const struct l3_info *l3, const uint8_t *dgram,
+		      size_t off, size_t len, bool more, int64_t now,
+		      struct pkt_view *whole)
+{
+	struct l3_info f = *l3;
+
+	f.frag = true;
+	f.frag_off = off;
+	f.frag_more = more;
+	f.hop_limit = 60 + off / 8;
+	*whole = (struct pkt_view){ dgram + off, len };
+	if (!frag_add(&f, whole, now))
+		return false;
+	return f.hop_limit == 60 && !f.frag && !f.df && f.proto == l3->proto;
+}
+
+/**
+ * frag_counted() - did a drop counter move by one, and no other?
+ * @before:	counters before
+ * @reason:	the one that should have
+ *
+ * Return: true if so
+ */
+static bool frag_counted(const uint64_t *before, enum pkt_drop_reason reason)
+{
+	int i;
+
+	for (i = 0; i < DROP_REASONS; i++)
+		if (pkt_drops[i] != before[i] + (i == (int)reason))
+			return false;
+	return true;
+}
+
+/**
+ * test_frag() - the guest's fragments put back together, or dropped
+ */
+static void test_frag(void)
+{
+	struct l3_info l3 = { .proto = IPPROTO_UDP, .frag_id = 7 };
+	uint64_t before[DROP_REASONS];
+	static uint8_t dgram[65536];
+	struct pkt_view v;
+	bool done;
+	size_t i;
+
+	for (i = 0; i < sizeof(dgram); i++)
+		dgram[i] = i * 7 + i / 251;
+	inany_from_v4(&l3.src, (struct in_addr){ htonl(0xcb007101) });
+	inany_from_v4(&l3.dst, (struct in_addr){ htonl(0xc0000202) });
+
+	/* Out of order: last, first, middle */
+	done = frag_feed(&l3, dgram, 2960, 40, false, c.now, &v) ||
+	       frag_feed(&l3, dgram, 0, 1480, true, c.now, &v);
+	ok(!done && frag_feed(&l3, dgram, 1480, 1480, true, c.now, &v) &&
+	   v.len == 3000 && !memcmp(v.data, dgram, 3000),
+	   "fragments out of order: one datagram, the first one's TTL");
+
+	/* A whole 64 KiB IPv6 datagram, and an atomic fragment */
+	inany_from_v4(&l3.src, (struct in_addr){ 0 });
+	inet_pton(AF_INET6, "2001:db8:1::1", &l3.src.a6);
+	inet_pton(AF_INET6, "2001:db8:3::2", &l3.dst.a6);
+	for (i = 0, done = false; i + 1232 < 65535; i += 1232)
+		done |= frag_feed(&l3, dgram, i, 1232, true, c.now, &v);
+	ok(!done && frag_feed(&l3, dgram, i, 65535 - i, false, c.now, &v) &&
+	   v.len == 65535 && !memcmp(v.data, dgram, 65535),
+	   "IPv6: 65535 bytes in 54 fragments");
+	ok(frag_feed(&l3, dgram, 0, 100, false, c.now, &v) && v.len == 100,
+	   "IPv6: an atomic fragment is a datagram");
+
+	memcpy(before, pkt_drops, sizeof(before));
+	frag_feed(&l3, dgram, 0, 1000, true, c.now, &v);
+	frag_feed(&l3, dgram, 0, 1000, true, c.now, &v);
+	ok(frag_counted(before, DROP_FRAG_DUPLICATE) &&
+	   frag_feed(&l3, dgram, 1000, 8, false, c.now, &v) && v.len == 1008,
+	   "a duplicate is dropped alone");
+
+	memcpy(before, pkt_drops, sizeof(before));
+	frag_feed(&l3, dgram, 0, 1000, true, c.now, &v);
+	frag_feed(&l3, dgram, 992, 16, true, c.now, &v);
+	ok(frag_counted(before, DROP_FRAG_MALFORMED) &&
+	   !frag_feed(&l3, dgram, 1000, 8, false, c.now, &v),
+	   "an overlap drops the datagram");
+
+	memcpy(before, pkt_drops, sizeof(before));
+	frag_feed(&l3, dgram, 0, 1000, true, c.now, &v);
+	frag_feed(&l3, dgram, 2000, 100, false, c.now, &v);
+	frag_feed(&l3, dgram, 1000, 1000, false, c.now, &v);
+	ok(frag_counted(before, DROP_FRAG_MALFORMED), "two ends: dropped");
+
+	memcpy(before, pkt_drops, sizeof(before));
+	frag_feed(&l3, dgram, 0, 1001, true, c.now, &v);
+	frag_feed(&l3, dgram, 65528, 16, false, c.now, &v);
+	frag_feed(&l3, dgram, 0, 0, false, c.now, &v);
+	ok(pkt_drops[DROP_FRAG_MALFORMED] == before[DROP_FRAG_MALFORMED] + 3,
+	   "not a multiple of 8, past 64 KiB, empty: dropped");
+
+	memcpy(before, pkt_drops, sizeof(before));
+	frag_feed(&l3, dgram, 0, 1000, true, c.now, &v);
+	ok(!frag_feed(&l3, dgram, 1000, 8, false, c.now + 5000, &v) &&
+	   pkt_drops[DROP_FRAG_EXPIRED] == before[DROP_FRAG_EXPIRED] + 1,
+	   "after 5 s, a datagram's fragments are gone");
+	frag_feed(&l3, dgram, 0, 1000, true, c.now + 5000, &v);
+
+	/* Nine datagrams at a time: the oldest goes */
+	memcpy(before, pkt_drops, sizeof(before));
+	for (i = 0; i < 9; i++) {
+		l3.frag_id = 100 + i;
+		frag_feed(&l3, dgram, 0, 1000, true, c.now + 6000 + i, &v);
+	}
+	l3.frag_id = 100;
+	done = frag_feed(&l3, dgram, 1000, 8, false, c.now + 6010, &v);
+	l3.frag_id = 108;
+	ok(!done && frag_feed(&l3, dgram, 1000, 8, false, c.now + 6010, &v) &&
+	   pkt_drops[DROP_FRAG_EXPIRED] == before[DROP_FRAG_EXPIRED] + 2,
+	   "a ninth datagram at once takes the oldest one's place");
+
+	memcpy(before, pkt_drops, sizeof(before));
+	l3.proto = IPPROTO_TCP;
+	frag_feed(&l3, dgram, 0, 1000, true, c.now, &v);
+	ok(frag_counted(before, DROP_IP6_FRAG), "TCP fragments: dropped");
+}
+
 int main(void)
 {
 	c.mode = MODE_PASTA;
@@ -754,6 +890,7 @@ int main(void)
 	test_checksum();
 	test_frames();
 	test_frames6();
+	test_frag();
 	test_flow_table();
 	test_flow_budgets();
 	test_flow_lifetimes();
