@@ -32,32 +32,9 @@ command -v tracepath >/dev/null ||
 	skip_all "no tracepath (apt-get install iputils-tracepath)"
 plan $((3 + 7 * NFAM))
 
-NS_F=pt-f-$$
-F_ADDR=192.0.2.2
-F_ADDR6=2001:db8:3::2
-
 topo_create; ok $? "topology created" || done_testing
 
-# far_create - F behind R, R forwarding
-far_create() {
-	ip netns add "$NS_F" || return 1
-	_NETNS+=("$NS_F")
-	ip -n "$NS_R" link add veth1 type veth peer name veth0 netns "$NS_F" &&
-	ip -n "$NS_F" link set lo up &&
-	ip -n "$NS_R" addr add 192.0.2.1/24 dev veth1 &&
-	ip -n "$NS_R" addr add 2001:db8:3::1/64 dev veth1 nodad &&
-	ip -n "$NS_F" addr add "$F_ADDR/24" dev veth0 &&
-	ip -n "$NS_F" addr add "$F_ADDR6/64" dev veth0 nodad &&
-	ip -n "$NS_R" link set veth1 mtu 1280 up &&
-	ip -n "$NS_F" link set veth0 mtu 1280 up &&
-	ip -n "$NS_F" route add default via 192.0.2.1 &&
-	ip -n "$NS_F" -6 route add default via 2001:db8:3::1 &&
-	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1 &&
-	ip netns exec "$NS_R" sysctl -qw net.ipv6.conf.all.forwarding=1 &&
-	_poll 10 in_h ping -c1 -W1 -q "$F_ADDR" >/dev/null &&
-	_poll 10 in_h ping -6 -c1 -W1 -q "$F_ADDR6" >/dev/null
-}
-far_create >/dev/null 2>&1
+topo_far 1280 >/dev/null 2>&1
 ok $? "F ($F_ADDR, $F_ADDR6) behind R, reached from H" || done_testing
 start_udpecho "$NS_F" :: 7 udpecho &&
 	_bg_ns "$NS_F" pacedxfer "$PY" "$TESTDIR/pacedxfer.py" --serve 9000 \

@@ -55,6 +55,9 @@
 #   need_pasta               skip the whole file unless $PASTA is executable
 #                            (or PASTA_DIRECT=1)
 #   topo_create/topo_destroy build / delete H and R (both families)
+#   topo_far MTU             a far server F behind R (NS_F, F_ADDR,
+#                            F_ADDR6; R-F: 192.0.2.0/24, 2001:db8:3::/64,
+#                            link MTU MTU), R forwarding; F reached from H
 #   use_family 4|6           set the per-family variables above
 #   url_host ADDR            ADDR as a URL host: [ADDR] if it has a colon
 #   in_h CMD... / in_r CMD...  run CMD as root in H / R
@@ -363,6 +366,29 @@ topo_create() {
 	ip -n "$NS_H" link set lo up &&
 	ip -n "$NS_R" link set lo up || return 1
 	_topo_addrs veth0 veth0
+}
+
+NS_F=pt-f-$$
+F_ADDR=192.0.2.2
+F_ADDR6=2001:db8:3::2
+
+topo_far() {
+	ip netns add "$NS_F" || return 1
+	_NETNS+=("$NS_F")
+	ip -n "$NS_R" link add veth1 type veth peer name veth0 netns "$NS_F" &&
+	ip -n "$NS_F" link set lo up &&
+	ip -n "$NS_R" addr add 192.0.2.1/24 dev veth1 &&
+	ip -n "$NS_R" addr add 2001:db8:3::1/64 dev veth1 nodad &&
+	ip -n "$NS_F" addr add "$F_ADDR/24" dev veth0 &&
+	ip -n "$NS_F" addr add "$F_ADDR6/64" dev veth0 nodad &&
+	ip -n "$NS_R" link set veth1 mtu "$1" up &&
+	ip -n "$NS_F" link set veth0 mtu "$1" up &&
+	ip -n "$NS_F" route add default via 192.0.2.1 &&
+	ip -n "$NS_F" -6 route add default via 2001:db8:3::1 &&
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1 &&
+	ip netns exec "$NS_R" sysctl -qw net.ipv6.conf.all.forwarding=1 &&
+	_poll 10 in_h ping -c1 -W1 -q "$F_ADDR" >/dev/null &&
+	_poll 10 in_h ping -6 -c1 -W1 -q "$F_ADDR6" >/dev/null
 }
 
 topo_destroy() {

@@ -25,9 +25,9 @@ def eth(proto, payload, dst=OUR_MAC):
     return dst + GUEST_MAC + struct.pack("!H", proto) + payload
 
 
-def ip4(proto, payload, src="203.0.113.1", dst="203.0.113.2"):
+def ip4(proto, payload, src="203.0.113.1", dst="203.0.113.2", frag=0x4000):
     hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1,
-                      0x4000, 64, proto, 0, socket.inet_aton(src),
+                      frag, 64, proto, 0, socket.inet_aton(src),
                       socket.inet_aton(dst))
     hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
     return eth(0x0800, hdr + payload)
@@ -91,12 +91,15 @@ def arp_request():
 
 def frames():
     hbh = bytes([6, 0, 1, 4, 0, 0, 0, 0])     # hop-by-hop, PadN, then TCP
+    frag6 = bytes([17, 0, 0, 1, 0, 0, 0, 9])  # fragment: UDP, at 0, more
     return {
         "arp": arp_request(),
         "tcp4_syn": ip4(6, tcp_syn()),
         "udp4_dns": ip4(17, udp(40001, 53, b"\x12\x34\x01\x00\0\x01\0\0\0\0"
                                 b"\0\0\x07example\x03org\0\0\x01\0\x01")),
         "icmp4_echo": ip4(1, b"\x08\x00\xf7\xff\x00\x00\x00\x00"),
+        "udp4_frag": ip4(17, udp(40002, 7, b"x" * 40)[:24], frag=0x2000),
+        "udp6_frag": ip6(44, frag6 + udp(40002, 7, b"x" * 40)[:24]),
         "dhcp": ip4(17, udp(68, 67, dhcp_discover()), "0.0.0.0",
                     "255.255.255.255"),
         "tcp6_syn_hbh": ip6(0, hbh + tcp_syn()),

@@ -17,6 +17,8 @@
 #   - /sbin/dhclient from isc-dhcp-client (the DHCPv6 client: busybox 1.35
 #     in Debian 12 has no udhcpc6; or GUEST_DHCLIENT= path of a binary),
 #     with its libraries;
+#   - traceroute.db (traceroute) and tracepath (iputils-tracepath), where
+#     installed, for tests/trace.sh (which says so when they're missing);
 #   - init, udhcpc.script, dhclient.conf, dhclient.script and tests/*.sh
 #     beside this script.
 #
@@ -34,6 +36,7 @@ CACHE=${GUEST_CACHE:-$GUEST_DIR/cache}
 BUSYBOX=${GUEST_BUSYBOX:-/bin/busybox}
 IPERF3=${GUEST_IPERF3:-/usr/bin/iperf3}
 DHCLIENT=${GUEST_DHCLIENT:-}
+TRACE_TOOLS="/usr/bin/traceroute.db /usr/bin/tracepath"
 # Modules that bring up eth0 on virtio-net-pci, with what they depend on
 WANT_MODULES="virtio_pci virtio_net"
 FORCE=0
@@ -182,13 +185,25 @@ dhclient_path() {
 
 # --- the initramfs -------------------------------------------------------------
 
-# lib_files - iperf3, the shared libraries of iperf3 and dhclient, and the
-# dynamic loader (dhclient itself goes to /sbin in the guest)
+# trace_tools - those of TRACE_TOOLS installed here
+trace_tools() {
+	local f
+
+	for f in $TRACE_TOOLS; do
+		[ -x "$f" ] && echo "$f"
+	done
+	return 0
+}
+
+# lib_files - iperf3 and the trace tools, the shared libraries of those and
+# dhclient, and the dynamic loader (dhclient itself goes to /sbin in the
+# guest)
 lib_files() {
 	local f
 
 	echo "$IPERF3"
-	for f in "$IPERF3" "$DHCLIENT"; do
+	trace_tools
+	for f in "$IPERF3" "$DHCLIENT" $(trace_tools); do
 		ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
 				$1 ~ /^\// { print $1 }'
 	done | sort -u
@@ -219,7 +234,8 @@ initramfs_build() {
 		[ "$f" = busybox ] || ln -s busybox "$root/bin/$f"
 	done
 
-	# iperf3: each file at the path ldd gave, content of its target
+	# iperf3, trace tools: each file at the path ldd gave, content of its
+	# target
 	for f in $(lib_files); do
 		rel=${f#/}
 		mkdir -p "$root/$(dirname "$rel")"
