@@ -85,11 +85,13 @@ static void input_udp(struct ctx *c, const struct l3_info *l3,
  * input_l4() - hand a checked packet to its protocol or link service
  * @c:		execution context
  * @l3:		addresses and protocol
- * @l4:		exactly the L4 header and payload
+ * @l4:		exactly the L4 header and payload, or its first part
+ * @tail:	TCP: the rest of the payload, where the link left it
  * @noproto:	drop reason for a protocol we don't handle in this family
  */
 static void input_l4(struct ctx *c, const struct l3_info *l3,
-		     struct pkt_view l4, enum pkt_drop_reason noproto)
+		     struct pkt_view l4, const struct pkt_tail *tail,
+		     enum pkt_drop_reason noproto)
 {
 	bool v4 = inany_is_v4(&l3->src);
 	int ret = ip_l4_policy(c, l3, l4);
@@ -100,7 +102,7 @@ static void input_l4(struct ctx *c, const struct l3_info *l3,
 	}
 	switch (l3->proto) {
 	case IPPROTO_TCP:
-		tcp_tap_input(c, l3, l4);
+		tcp_tap_input(c, l3, l4, tail);
 		return;
 	case IPPROTO_UDP:
 		input_udp(c, l3, l4);
@@ -126,38 +128,53 @@ static void input_l4(struct ctx *c, const struct l3_info *l3,
 /**
  * input_ip() - check an IPv4 or IPv6 packet completely, then dispatch it
  * @c:		execution context
- * @v:		view from the start of the IP header to the end of the frame
+ * @v:		view from the start of the IP header to the end of the frame,
+ *		or of its first part
  * @v6:		IPv6, not IPv4
+ * @tail:	the rest of the frame, where the link left it
  */
-static void input_ip(struct ctx *c, struct pkt_view v, bool v6)
+static void input_ip(struct ctx *c, struct pkt_view v, bool v6,
+		     const struct pkt_tail *tail)
 {
+	struct pkt_tail l4_tail = *tail;
 	struct pkt_view l4;
 	struct l3_info l3;
 	int ret;
 
-	ret = v6 ? ip6_parse(v, &l3, &l4) : ip4_parse(v, &l3, &l4);
+	ret = v6 ? ip6_parse(v, &l4_tail.len, &l3, &l4) :
+		   ip4_parse(v, &l4_tail.len, &l3, &l4);
 	if (ret) {
 		pkt_drop(ret);
+		return;
+	}
+	/* Only a TCP segment's payload is ever left where the link has it
+	 * (vhost-user: frames of the guest's segmentation offload)
+	 */
+	if (l4_tail.len && (l3.proto != IPPROTO_TCP || l3.frag)) {
+		pkt_drop(DROP_TAP_GSO);
 		return;
 	}
 	if (l3.frag && !frag_add(&l3, &l4, c->now))
 		return;
 	if (!fwd_is_target(&l3.src))
 		ip_guest_seen(&l3.src);
-	input_l4(c, &l3, l4, v6 ? DROP_IP6_PROTO : DROP_IP4_PROTO);
+	input_l4(c, &l3, l4, &l4_tail, v6 ? DROP_IP6_PROTO : DROP_IP4_PROTO);
 }
 
 /**
  * input_frame() - check and dispatch one Ethernet frame from the guest
  * @c:		execution context
- * @frame:	frame, from the destination MAC address on
- * @len:	frame length
+ * @frame:	frame, from the destination MAC address on, or its first part
+ * @len:	its length
+ * @tail:	the rest of the frame, where the link left it; NULL if none
  *
  * A large TCP frame of the tap device's segmentation offload is handled as
  * it is: one segment with a lot of payload, which is what it means.
  */
-void input_frame(struct ctx *c, const uint8_t *frame, size_t len)
+void input_frame(struct ctx *c, const uint8_t *frame, size_t len,
+		 const struct pkt_tail *tail)
 {
+	static const struct pkt_tail no_tail;
 	struct pkt_view v = { frame, len };
 	const struct ethhdr *eh = pkt_pull(&v, sizeof(*eh));
 
@@ -170,13 +187,16 @@ void input_frame(struct ctx *c, const uint8_t *frame, size_t len)
 
 	switch (ntohs(eh->h_proto)) {
 	case ETH_P_ARP:
-		arp_input(c, v);
+		if (tail && tail->len)
+			pkt_drop(DROP_TAP_GSO);
+		else
+			arp_input(c, v);
 		break;
 	case ETH_P_IP:
-		input_ip(c, v, false);
+		input_ip(c, v, false, tail ? tail : &no_tail);
 		break;
 	case ETH_P_IPV6:
-		input_ip(c, v, true);
+		input_ip(c, v, true, tail ? tail : &no_tail);
 		break;
 	default:
 		pkt_drop(DROP_ETH_TYPE);
@@ -202,8 +222,9 @@ void input_handler(struct ctx *c, uint32_t events)
 		for (n = 0; n < LINK_RX_MAX && !link_guest_lost(); n++) {
 			if (!link_recv(c, events, &rx, n, 1))
 				break;
-			input_frame(c, rx.data, rx.len);
+			input_frame(c, rx.data, rx.len, &rx.tail);
 		}
 		tcp_tx_flush(c);	/* nothing points into the slots now */
+		link_rx_done(c);	/* nor into the guest's buffers */
 	} while (n == LINK_RX_MAX);
 }

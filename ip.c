@@ -363,14 +363,38 @@ int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
 }
 
 /**
+ * ip_payload_split() - an IP packet's payload: in the view, and past it
+ * @v:		view from the payload on, advanced past it
+ * @len:	payload length, as the IP header says
+ * @tail_len:	bytes of the frame past @v; set: those in the payload (the
+ *		rest is Ethernet padding, trimmed)
+ * @l4:		what @v has of the payload, set
+ *
+ * Return: true on success, false if the frame is shorter than @len
+ */
+static bool ip_payload_split(struct pkt_view *v, size_t len,
+			     size_t *tail_len, struct pkt_view *l4)
+{
+	size_t in_tail = len > v->len ? len - v->len : 0;
+
+	if (in_tail > *tail_len)
+		return false;
+	*tail_len = in_tail;
+	return pkt_sub(v, len - in_tail, l4);
+}
+
+/**
  * ip4_parse() - check an IPv4 packet completely
- * @v:		view from the start of the IPv4 header to the end of the frame
+ * @v:		view from the start of the IPv4 header to the end of the frame,
+ *		or of its first part (the headers)
+ * @tail_len:	bytes of the frame past @v; set: those in the packet
  * @l3:		addresses, protocol and TTL, set
- * @l4:		exactly the L4 header and payload, set
+ * @l4:		exactly the L4 header and payload (its first part), set
  *
  * Return: 0 on success, or the drop reason
  */
-int ip4_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
+int ip4_parse(struct pkt_view v, size_t *tail_len, struct l3_info *l3,
+	      struct pkt_view *l4)
 {
 	const struct iphdr *ih = pkt_pull(&v, sizeof(*ih));
 	size_t hlen, tot;
@@ -382,12 +406,11 @@ int ip4_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 	/* Total length covers the header and fits in the frame; anything
 	 * past it is Ethernet padding and is trimmed.
 	 */
-	if (tot < hlen || tot > v.len + sizeof(*ih) ||
-	    !pkt_pull(&v, hlen - sizeof(*ih)))
+	if (tot < hlen || !pkt_pull(&v, hlen - sizeof(*ih)))
 		return DROP_IP4_MALFORMED;
 	if (csum(ih, hlen, 0))
 		return DROP_IP4_CSUM;
-	if (!pkt_sub(&v, tot - hlen, l4))
+	if (!ip_payload_split(&v, tot - hlen, tail_len, l4))
 		return DROP_IP4_MALFORMED;
 	if (ip_net_now.ip4_off)
 		return DROP_IP_FAMILY_OFF;
@@ -471,13 +494,16 @@ static int ip6_ext_skip(struct pkt_view *v, struct l3_info *l3)
 
 /**
  * ip6_parse() - check an IPv6 packet completely
- * @v:		view from the start of the IPv6 header to the end of the frame
+ * @v:		view from the start of the IPv6 header to the end of the frame,
+ *		or of its first part (the headers)
+ * @tail_len:	bytes of the frame past @v; set: those in the packet
  * @l3:		addresses, protocol and hop limit, set
- * @l4:		exactly the L4 header and payload, set
+ * @l4:		exactly the L4 header and payload (its first part), set
  *
  * Return: 0 on success, or the drop reason
  */
-int ip6_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
+int ip6_parse(struct pkt_view v, size_t *tail_len, struct l3_info *l3,
+	      struct pkt_view *l4)
 {
 	const struct ipv6hdr *ip6h = pkt_pull(&v, sizeof(*ip6h));
 	int ret;
@@ -486,7 +512,7 @@ int ip6_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4)
 		return DROP_IP6_MALFORMED;
 	if (!ip6h->payload_len)
 		return DROP_IP6_JUMBO;
-	if (!pkt_sub(&v, ntohs(ip6h->payload_len), l4))
+	if (!ip_payload_split(&v, ntohs(ip6h->payload_len), tail_len, l4))
 		return DROP_IP6_MALFORMED;
 	l3->proto = ip6h->nexthdr;
 	l3->frag = l3->frag_more = false;

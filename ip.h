@@ -78,8 +78,10 @@ void ip_net_fam(int family, struct guest_fam *g);
 void ip_net_update(const struct ctx *c, int family, const struct guest_fam *g);
 void ip_family_wake(int family);
 bool ip_family_on(int family);
-int ip4_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4);
-int ip6_parse(struct pkt_view v, struct l3_info *l3, struct pkt_view *l4);
+int ip4_parse(struct pkt_view v, size_t *tail_len, struct l3_info *l3,
+	      struct pkt_view *l4);
+int ip6_parse(struct pkt_view v, size_t *tail_len, struct l3_info *l3,
+	      struct pkt_view *l4);
 int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
 		 struct pkt_view l4);
 bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4);

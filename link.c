@@ -211,6 +211,19 @@ unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
 }
 
 /**
+ * link_rx_done() - the frames of a batch are handled: their tails may go
+ * @c:		execution context
+ *
+ * The input layer calls it when the batch ends, after TCP wrote what it
+ * queued (tcp_tx_flush()).
+ */
+void link_rx_done(struct ctx *c)
+{
+	if (link_backend->rx_done)
+		link_backend->rx_done(c);
+}
+
+/**
  * link_send() - send complete frames to the guest, in order
  * @c:		execution context
  * @f:		frames, from ip_frame()

@@ -8,6 +8,8 @@
 #include <sys/uio.h>
 #include <linux/if_ether.h>
 
+#include "pkt.h"
+
 struct ctx;
 struct virtio_net_hdr;
 
@@ -22,11 +24,15 @@ struct virtio_net_hdr;
  * @len:	frame length
  * @gso_size:	for a TCP frame the guest's kernel joined from segments of
  *		this size (segmentation offload), 0 for a plain frame
+ * @tail:	the rest of the frame, where the guest left it (vhost-user:
+ *		a TCP frame's payload, read in place), empty if none:
+ *		valid until link_rx_done()
  */
 struct link_rx {
 	const uint8_t *data;
 	size_t len;
 	size_t gso_size;
+	struct pkt_tail tail;
 };
 
 /**
@@ -95,6 +101,9 @@ struct link_caps {
  *		@events from epoll; return how many, fewer than @max only
  *		once nothing is left for this wake-up (at most LINK_READS_MAX
  *		reads in one)
+ * @rx_done:	the frames read since the last call are handled: what
+ *		their tails point to may go back to the guest; NULL if
+ *		frames never have tails
  * @send:	write @n frames in order; return how many went, a full queue
  *		drops the rest; -1 if the guest is gone
  * @tx_reserve: room for up to @tx->frames frames of @tx->hdr_len header and
@@ -118,6 +127,7 @@ struct link_ops {
 	unsigned int (*recv)(struct ctx *c, uint32_t events,
 			     struct link_rx *rx, unsigned int first,
 			     unsigned int max);
+	void (*rx_done)(struct ctx *c);
 	int (*send)(struct ctx *c, const struct link_frame *f, unsigned int n);
 	unsigned int (*tx_reserve)(struct ctx *c, struct link_tx *tx);
 	void (*tx_commit)(struct ctx *c, const struct link_tx *tx,
@@ -137,6 +147,7 @@ const struct link_caps *link_caps(void);
 uint8_t *link_rx_slot(unsigned int i);
 unsigned int link_recv(struct ctx *c, uint32_t events, struct link_rx *rx,
 		       unsigned int first, unsigned int max);
+void link_rx_done(struct ctx *c);
 unsigned int link_send(struct ctx *c, const struct link_frame *f,
 		       unsigned int n);
 unsigned int link_tx_reserve(struct ctx *c, struct link_tx *tx,

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
 
 /**
  * struct pkt_view - bounds-checked read cursor over one frame
@@ -56,6 +57,19 @@ static inline bool pkt_sub(struct pkt_view *v, size_t n, struct pkt_view *sub)
 	sub->len = n;
 	return true;
 }
+
+/**
+ * struct pkt_tail - the rest of a frame past what a view covers, where the
+ *		     link left it: payload, read by sendmsg() alone
+ * @iov:	its buffers, in order
+ * @n:		how many
+ * @len:	bytes in all
+ */
+struct pkt_tail {
+	const struct iovec *iov;
+	unsigned int n;
+	size_t len;
+};
 
 /* Why a frame from the guest was dropped: one counter each */
 enum pkt_drop_reason {

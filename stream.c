@@ -289,7 +289,7 @@ static int stream_frames(struct link_rx *rx, unsigned int first,
 		if (stream_in_len - off - sizeof(len) < len)
 			break;
 		memcpy(buf, stream_in + off + sizeof(len), len);
-		rx[n++] = (struct link_rx){ buf, len, 0 };
+		rx[n++] = (struct link_rx){ .data = buf, .len = len };
 		off += sizeof(len) + len;
 	}
 	stream_in_off = off;

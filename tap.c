@@ -95,9 +95,9 @@ static unsigned int tap_recv(struct ctx *c, uint32_t events,
 			pkt_drop(DROP_TAP_GSO);
 			continue;
 		}
-		rx[n++] = (struct link_rx){ buf, len - hlen,
-					    hlen && vh.gso_type ?
-					    vh.gso_size : 0 };
+		rx[n++] = (struct link_rx){ .data = buf, .len = len - hlen,
+					    .gso_size = hlen && vh.gso_type ?
+							vh.gso_size : 0 };
 	}
 	if (n < max)
 		tap_reads = 0;

@@ -124,14 +124,18 @@ static unsigned int tcp_link_wait_n;
 
 /* In-sequence payload from the guest, for one connection at a time: written
  * with one sendmsg() by tcp_tx_flush(). The iovecs borrow the link's receive
- * slots (link.c): the input layer calls tcp_tx_flush() when its batch ends,
- * before the slots are reused, so none outlives the batch.
+ * slots (link.c), and the guest's own buffers where the link left a frame's
+ * payload there (vhost-user): the input layer calls tcp_tx_flush() when its
+ * batch ends, before the slots are reused and the buffers given back
+ * (link_rx_done()), so none outlives the batch.
  */
+#define TCP_TX_IOV_MAX		256
 static struct {
 	int idx;		/* flow index, -1 if nothing is queued */
-	unsigned int n;		/* segments */
+	unsigned int n;		/* iovecs */
 	size_t len;		/* bytes */
-	struct iovec iov[LINK_RX_MAX];
+	struct iovec iov[TCP_TX_IOV_MAX];
+	bool seg_start[TCP_TX_IOV_MAX];	/* a segment's first iovec */
 } tcp_tx = { .idx = -1 };
 static int64_t tcp_deadline = INT64_MAX;
 
@@ -179,7 +183,10 @@ struct tcp_opts {
  * struct tcp_seg - a checked segment from the guest
  * @th:		TCP header
  * @opts:	options bytes
- * @data:	payload
+ * @data:	payload, or its first part
+ * @tail:	the rest of it, where the link left it (vhost-user): @tail.len
+ *		bytes of its buffers
+ * @len:	payload length in all
  * @seq:	sequence number, host order
  * @ack:	acknowledgement number, host order
  * @wnd:	window field, host order, not scaled
@@ -188,6 +195,8 @@ struct tcp_seg {
 	const struct tcphdr *th;
 	struct pkt_view opts;
 	struct pkt_view data;
+	struct pkt_tail tail;
+	size_t len;
 	uint32_t seq;
 	uint32_t ack;
 	uint16_t wnd;
@@ -1168,7 +1177,7 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 	if (seg->th->ack) {
 		tmp.seq_to_tap = seg->ack;
 	} else {
-		tmp.seq_from_tap = seg->seq + seg->data.len +
+		tmp.seq_from_tap = seg->seq + seg->len +
 				   seg->th->syn + seg->th->fin;
 		flags |= TH_ACK;
 	}
@@ -1416,7 +1425,7 @@ static void tcp_ack_from_tap(struct ctx *c, struct tcp_conn *conn,
 	/* The answer to a keepalive probe repeats the ACK too, but it is no
 	 * sign of a loss, even if data went out after the probe
 	 */
-	dup = !acked && !seg->data.len && wnd == conn->wnd_from_tap &&
+	dup = !acked && !seg->len && wnd == conn->wnd_from_tap &&
 	      conn->seq_to_tap != conn->seq_ack_from_tap && !conn->ka_sent;
 	conn->wnd_from_tap = wnd;
 
@@ -1491,9 +1500,9 @@ static void tcp_tx_refused(struct ctx *c, struct tcp_conn *conn,
 void tcp_tx_flush(struct ctx *c)
 {
 	struct msghdr mh = { .msg_iov = tcp_tx.iov, .msg_iovlen = tcp_tx.n };
+	unsigned int i, segs;
 	struct tcp_conn *conn;
 	size_t len = tcp_tx.len;
-	unsigned int i;
 	ssize_t n;
 
 	if (tcp_tx.idx < 0)
@@ -1518,25 +1527,58 @@ void tcp_tx_flush(struct ctx *c)
 		return;
 	for (i = 0; (size_t)n >= mh.msg_iov[i].iov_len; i++)
 		n -= mh.msg_iov[i].iov_len;
-	tcp_tx_refused(c, conn, mh.msg_iovlen - i);
+	/* The segment of the first iovec not written whole, and those after */
+	for (segs = 1, i++; i < mh.msg_iovlen; i++)
+		segs += tcp_tx.seg_start[i];
+	tcp_tx_refused(c, conn, segs);
 }
 
 /**
- * tcp_tx_queue() - queue in-sequence payload from the guest for the socket
+ * tcp_tx_queue_iov() - queue a piece of the guest's payload, past a skip
+ * @base:	piece
+ * @len:	its length
+ * @skip:	bytes to leave out before it starts, updated
+ * @start:	the first piece of a segment queued: set, false once queued
+ */
+static void tcp_tx_queue_iov(const void *base, size_t len, size_t *skip,
+			     bool *start)
+{
+	size_t s = MIN(*skip, len);
+
+	*skip -= s;
+	if (len == s)
+		return;
+	tcp_tx.seg_start[tcp_tx.n] = *start;
+	tcp_tx.iov[tcp_tx.n++] = (struct iovec){ (uint8_t *)base + s, len - s };
+	tcp_tx.len += len - s;
+	*start = false;
+}
+
+/**
+ * tcp_tx_queue() - queue a segment's in-sequence payload for the socket
  * @c:		execution context
  * @conn:	connection
- * @data:	payload, in a tap frame buffer
- * @len:	payload length
+ * @seg:	segment
+ * @skip:	bytes of its payload we had already
  */
 static void tcp_tx_queue(struct ctx *c, struct tcp_conn *conn,
-			 const uint8_t *data, size_t len)
+			 const struct tcp_seg *seg, size_t skip)
 {
+	size_t left = seg->tail.len;
+	bool start = true;
+	unsigned int i;
+
 	if ((tcp_tx.idx >= 0 && tcp_tx.idx != tcp_idx(conn)) ||
-	    tcp_tx.n == LINK_RX_MAX)
+	    tcp_tx.n + 1 + seg->tail.n > TCP_TX_IOV_MAX)
 		tcp_tx_flush(c);
 	tcp_tx.idx = tcp_idx(conn);
-	tcp_tx.iov[tcp_tx.n++] = (struct iovec){ (void *)data, len };
-	tcp_tx.len += len;
+	tcp_tx_queue_iov(seg->data.data, seg->data.len, &skip, &start);
+	for (i = 0; i < seg->tail.n && left; i++) {
+		size_t n = MIN(seg->tail.iov[i].iov_len, left);
+
+		tcp_tx_queue_iov(seg->tail.iov[i].iov_base, n, &skip, &start);
+		left -= n;
+	}
 }
 
 /**
@@ -1548,7 +1590,7 @@ static void tcp_tx_queue(struct ctx *c, struct tcp_conn *conn,
 static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 			      const struct tcp_seg *seg)
 {
-	uint32_t skip, len = seg->data.len, next = tcp_seq_queued(conn);
+	uint32_t skip, len = seg->len, next = tcp_seq_queued(conn);
 	bool fin = seg->th->fin;
 
 	if (!len && !fin) {
@@ -1579,7 +1621,7 @@ static void tcp_data_from_tap(struct ctx *c, struct tcp_conn *conn,
 	}
 
 	if (len - skip)
-		tcp_tx_queue(c, conn, seg->data.data + skip, len - skip);
+		tcp_tx_queue(c, conn, seg, skip);
 
 	if (fin) {
 		tcp_tx_flush(c);
@@ -1680,12 +1722,14 @@ static void tcp_segment(struct ctx *c, struct tcp_conn *conn,
 
 /**
  * tcp_seg_parse() - check a TCP header and split the segment
- * @l4:		L4 view, exactly the IP payload
+ * @l4:		L4 view, the IP payload, or its first part
+ * @tail:	the rest of the IP payload, where the link left it
  * @seg:	parsed segment
  *
  * Return: 0 if well-formed, or the drop reason
  */
-static int tcp_seg_parse(struct pkt_view l4, struct tcp_seg *seg)
+static int tcp_seg_parse(struct pkt_view l4, const struct pkt_tail *tail,
+			 struct tcp_seg *seg)
 {
 	const struct tcphdr *th = pkt_pull(&l4, sizeof(*th));
 	size_t doff;
@@ -1701,11 +1745,13 @@ static int tcp_seg_parse(struct pkt_view l4, struct tcp_seg *seg)
 	if ((th->syn && (th->fin || th->rst)) || (th->rst && th->fin) ||
 	    (!th->ack && !th->syn && !th->rst))
 		return DROP_TCP_FLAGS;
-	if (th->syn && l4.len)
+	if (th->syn && (l4.len || tail->len))
 		return DROP_TCP_FLAGS;	/* no data on SYN: we never use TFO */
 
 	seg->th = th;
 	seg->data = l4;
+	seg->tail = *tail;
+	seg->len = l4.len + tail->len;
 	seg->seq = ntohl(th->seq);
 	seg->ack = ntohl(th->ack_seq);
 	seg->wnd = ntohs(th->window);
@@ -1716,16 +1762,18 @@ static int tcp_seg_parse(struct pkt_view l4, struct tcp_seg *seg)
  * tcp_tap_input() - handle a TCP segment from the guest
  * @c:		execution context
  * @l3:		addresses, checked
- * @l4:		view of the IP payload
+ * @l4:		view of the IP payload, or of its first part
+ * @tail:	the rest of the IP payload, where the link left it: valid
+ *		until the end of the input batch (tcp_tx_flush())
  */
 void tcp_tap_input(struct ctx *c, const struct l3_info *l3,
-		   struct pkt_view l4)
+		   struct pkt_view l4, const struct pkt_tail *tail)
 {
 	struct flow_key key = { .proto = IPPROTO_TCP };
 	struct tcp_seg seg;
 	int ret, idx;
 
-	ret = tcp_seg_parse(l4, &seg);
+	ret = tcp_seg_parse(l4, tail, &seg);
 	if (ret) {
 		pkt_drop(ret);
 		return;

@@ -10,7 +10,7 @@
 
 void tcp_init(void);
 void tcp_tap_input(struct ctx *c, const struct l3_info *l3,
-		   struct pkt_view l4);
+		   struct pkt_view l4, const struct pkt_tail *tail);
 void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void tcp_tx_flush(struct ctx *c);

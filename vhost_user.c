@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/ip.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -43,6 +44,7 @@
 #include "link.h"
 #include "log.h"
 #include "passt.h"
+#include "pcap.h"
 #include "pkt.h"
 #include "stream.h"
 #include "vhost_user.h"
@@ -52,6 +54,9 @@
 #define VU_TX			1	/* ring of the guest's frames */
 #define VU_QUEUES		2
 #define VU_HDR_LEN		sizeof(struct virtio_net_hdr_mrg_rxbuf)
+#define VU_RX_HEAD		256	/* of a frame read in place: copied, with
+					 * all its headers (Linux: 54 to 86)
+					 */
 #define VU_PAYLOAD_MAX		4096	/* of a message: a memory table fits */
 
 /* Message flags */
@@ -193,7 +198,17 @@ static struct {
 	unsigned int chains;
 	struct vu_tx_chain c[LINK_TX_CHAINS_MAX];
 } vu_tx;
+/* The guest's frames whose payload is read where it is: their chains, given
+ * back at the end of the input batch (vu_rx_done()), and the payload past
+ * each one's head, by receive slot
+ */
+static struct {
+	unsigned int n;
+	uint16_t head[LINK_RX_MAX];
+	struct iovec tail[LINK_RX_MAX][VQ_IOV_MAX];
+} vu_rx_held;
 static uint64_t vu_bad_chains, vu_no_buffers, vu_frames_copied, vu_frames_direct;
+static uint64_t vu_rx_frames_copied, vu_rx_frames_in_place;
 static unsigned int vu_reads;	/* in this wake-up */
 
 /**
@@ -276,37 +291,116 @@ static struct link_caps vu_caps(const struct ctx *c)
 }
 
 /**
- * vu_copy_out() - gather a chain's readable buffers into one
+ * vu_hdr_out() - read a chain's virtio-net header
  * @e:		element
- * @hdr:	virtio-net header, set
- * @buf:	frame, set
- * @size:	room in @buf
+ * @hdr:	header, set
  *
- * Return: frame length, -1 if the chain is shorter than a header or its
- *	   frame longer than @size
+ * Return: frame length past the header, -1 if the chain is shorter than one
  */
-static ssize_t vu_copy_out(const struct vq_elem *e,
-			   struct virtio_net_hdr_mrg_rxbuf *hdr,
-			   uint8_t *buf, size_t size)
+static ssize_t vu_hdr_out(const struct vq_elem *e,
+			  struct virtio_net_hdr_mrg_rxbuf *hdr)
 {
 	size_t off = 0, len = 0;
 	unsigned int i;
 
 	for (i = 0; i < e->n_out; i++) {
-		const uint8_t *p = e->out[i].iov_base;
-		size_t n = e->out[i].iov_len, h = 0;
+		size_t h = off < VU_HDR_LEN ? MIN(e->out[i].iov_len,
+						  VU_HDR_LEN - off) : 0;
 
-		if (off < VU_HDR_LEN) {
-			h = MIN(n, VU_HDR_LEN - off);
-			memcpy((uint8_t *)hdr + off, p, h);
-			off += h;
-		}
-		if (n - h > size - len)
-			return -1;
-		memcpy(buf + len, p + h, n - h);
-		len += n - h;
+		memcpy((uint8_t *)hdr + off, e->out[i].iov_base, h);
+		off += h;
+		len += e->out[i].iov_len - h;
 	}
 	return off < VU_HDR_LEN ? -1 : (ssize_t)len;
+}
+
+/**
+ * vu_frame_out() - a chain's frame: its first bytes copied out, the rest
+ *		    left where it is
+ * @e:		element, with a whole virtio-net header (vu_hdr_out())
+ * @buf:	where the first bytes go
+ * @copy:	how many to copy (all: the frame's length)
+ * @tail:	the rest, in guest memory, set; room for VQ_IOV_MAX buffers
+ *
+ * Return: the tail's buffers
+ */
+static unsigned int vu_frame_out(const struct vq_elem *e, uint8_t *buf,
+				 size_t copy, struct iovec *tail)
+{
+	size_t skip = VU_HDR_LEN;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < e->n_out; i++) {
+		const uint8_t *p = e->out[i].iov_base;
+		size_t len = e->out[i].iov_len, h = MIN(len, skip), c;
+
+		skip -= h;
+		c = MIN(len - h, copy);
+		memcpy(buf, p + h, c);
+		buf += c;
+		copy -= c;
+		if (len - h - c)
+			tail[n++] = (struct iovec){ (void *)(p + h + c),
+						    len - h - c };
+	}
+	return n;
+}
+
+/**
+ * vu_frame_is_tcp() - is a frame a TCP segment, by its first bytes?
+ * @frame:	frame, at least VU_RX_HEAD bytes of it
+ *
+ * Return: true for IPv4 or IPv6 carrying TCP right after its header
+ */
+static bool vu_frame_is_tcp(const uint8_t *frame)
+{
+	uint16_t type = frame[12] << 8 | frame[13];
+
+	return (type == ETH_P_IP &&
+		frame[ETH_HLEN + offsetof(struct iphdr, protocol)] ==
+		IPPROTO_TCP) ||
+	       (type == ETH_P_IPV6 &&
+		frame[ETH_HLEN + offsetof(struct ipv6hdr, nexthdr)] ==
+		IPPROTO_TCP);
+}
+
+/**
+ * vu_rx_in_place() - take a frame: its payload left in the guest's buffers,
+ *		      or copied whole
+ * @e:		element, with a whole virtio-net header (vu_hdr_out())
+ * @buf:	where the frame, or its first VU_RX_HEAD bytes, go
+ * @len:	frame length
+ * @slot:	receive slot of @buf
+ * @rx:		frame, set
+ *
+ * A TCP segment's headers are copied (VU_RX_HEAD bytes: checked once, where
+ * the guest can't change them, aligned), and TCP writes its payload to the
+ * socket from where it is, before the chain goes back (vu_rx_done()). Not
+ * under --pcap, whose frames are whole.
+ *
+ * Return: true if the payload was left in place: the chain is held
+ */
+static bool vu_rx_in_place(const struct vq_elem *e, uint8_t *buf, size_t len,
+			   unsigned int slot, struct link_rx *rx)
+{
+	struct iovec *tail = vu_rx_held.tail[slot];
+	unsigned int i, n;
+
+	if (len <= VU_RX_HEAD || pcap_active()) {
+		vu_frame_out(e, buf, len, tail);
+		return false;
+	}
+	n = vu_frame_out(e, buf, VU_RX_HEAD, tail);
+	if (!vu_frame_is_tcp(buf)) {
+		for (buf += VU_RX_HEAD, i = 0; i < n; i++) {
+			memcpy(buf, tail[i].iov_base, tail[i].iov_len);
+			buf += tail[i].iov_len;
+		}
+		return false;
+	}
+	rx->len = VU_RX_HEAD;
+	rx->tail = (struct pkt_tail){ tail, n, len - VU_RX_HEAD };
+	return true;
 }
 
 /**
@@ -350,21 +444,29 @@ static unsigned int vu_recv(struct ctx *c, uint32_t events,
 			vq_push(&q->vq, vu_elem.head, 0);
 			continue;
 		}
-		len = vu_copy_out(&vu_elem, &hdr, buf,
-				  FRAME_BUF_SIZE - FRAME_PAD);
-		vq_push(&q->vq, vu_elem.head, 0);
-		if (len < 0) {
+		len = vu_hdr_out(&vu_elem, &hdr);
+		if (len < 0 || len > FRAME_BUF_SIZE - FRAME_PAD) {
+			vq_push(&q->vq, vu_elem.head, 0);
 			pkt_drop(DROP_ETH_SHORT);
 			continue;
 		}
 		if (!link_vnet_gso_ok(&hdr.hdr, vu_has(VIRTIO_NET_F_HOST_TSO4) ||
 					       vu_has(VIRTIO_NET_F_HOST_TSO6))) {
+			vq_push(&q->vq, vu_elem.head, 0);
 			pkt_drop(DROP_TAP_GSO);
 			continue;
 		}
-		rx[n++] = (struct link_rx){ buf, len,
-					    hdr.hdr.gso_type ?
-					    hdr.hdr.gso_size : 0 };
+		rx[n] = (struct link_rx){ .data = buf, .len = len,
+					  .gso_size = hdr.hdr.gso_type ?
+						      hdr.hdr.gso_size : 0 };
+		if (vu_rx_in_place(&vu_elem, buf, len, first + n, &rx[n])) {
+			vu_rx_held.head[vu_rx_held.n++] = vu_elem.head;
+			vu_rx_frames_in_place++;
+		} else {
+			vq_push(&q->vq, vu_elem.head, 0);
+			vu_rx_frames_copied++;
+		}
+		n++;
 	}
 	if (given)
 		vu_notify(q);
@@ -379,6 +481,27 @@ static unsigned int vu_recv(struct ctx *c, uint32_t events,
 		vu_reads = 0;
 	}
 	return n;
+}
+
+/**
+ * vu_rx_done() - the input batch is over: give back the chains whose
+ *		  payload was read in place (TCP wrote it, tcp_tx_flush())
+ * @c:		execution context
+ */
+static void vu_rx_done(struct ctx *c)
+{
+	struct vu_queue *q = &vu.q[VU_TX];
+	unsigned int i;
+
+	(void)c;
+	if (!vu_rx_held.n)
+		return;
+	if (vu_ready(q)) {
+		for (i = 0; i < vu_rx_held.n; i++)
+			vq_push(&q->vq, vu_rx_held.head[i], 0);
+		vu_notify(q);
+	}
+	vu_rx_held.n = 0;
 }
 
 /**
@@ -660,6 +783,8 @@ static void vu_queue_reset(struct ctx *c, struct vu_queue *q)
 		close(q->call);
 	memset(q, 0, sizeof(*q));
 	q->kick = q->call = -1;
+	if (q == &vu.q[VU_TX])
+		vu_rx_held.n = 0;	/* chains of a ring that's gone */
 }
 
 /**
@@ -1085,9 +1210,12 @@ static void vu_detach(struct ctx *c)
 void vu_stats(void)
 {
 	info("vhost-user: frames to the guest written in place %llu, copied "
-	     "%llu; chains refused %llu, frames without guest buffers %llu",
+	     "%llu; from the guest read in place %llu, copied %llu; chains "
+	     "refused %llu, frames without guest buffers %llu",
 	     (unsigned long long)vu_frames_direct,
 	     (unsigned long long)vu_frames_copied,
+	     (unsigned long long)vu_rx_frames_in_place,
+	     (unsigned long long)vu_rx_frames_copied,
 	     (unsigned long long)vu_bad_chains,
 	     (unsigned long long)vu_no_buffers);
 }
@@ -1105,6 +1233,7 @@ const struct link_ops vu_link = {
 	.name = "vhost-user",
 	.caps = vu_caps,
 	.recv = vu_recv,
+	.rx_done = vu_rx_done,
 	.send = vu_send,
 	.tx_reserve = vu_tx_reserve,
 	.tx_commit = vu_tx_commit,

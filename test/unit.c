@@ -142,7 +142,7 @@ static void expect_drop(size_t len, enum pkt_drop_reason reason,
 	int i, others = 0;
 
 	memcpy(before, pkt_drops, sizeof(before));
-	input_frame(&c, frame + FRAME_PAD, len);
+	input_frame(&c, frame + FRAME_PAD, len, NULL);
 	flow_defer_free(&c);
 	for (i = 0; i < DROP_REASONS; i++)
 		if (i != (int)reason && pkt_drops[i] != before[i])
@@ -345,7 +345,7 @@ static void test_frames(void)
 
 	/* A good SYN creates a flow; padding after the IP packet is trimmed */
 	len = build_tcp(TH_SYN, mss_ws, sizeof(mss_ws), 0);
-	input_frame(&c, frame + FRAME_PAD, len + 6);
+	input_frame(&c, frame + FRAME_PAD, len + 6, NULL);
 	ok(flow_count() == 1, "good SYN with Ethernet padding creates a flow");
 }
 
@@ -495,7 +495,7 @@ static void test_frames6(void)
 	flows = flow_count();
 	len = build_ip6(IPPROTO_HOPOPTS, hbh_dst, sizeof(hbh_dst), syn,
 			sizeof(syn));
-	input_frame(&c, frame + FRAME_PAD, len + 6);
+	input_frame(&c, frame + FRAME_PAD, len + 6, NULL);
 	ok(flow_count() == flows + 1,
 	   "SYN after hop-by-hop and destination options creates a flow");
 	flow_close_all(&c);

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!frame)
 		return 0;
 	memcpy(frame + FRAME_PAD, data + 1, size - 1);
-	input_frame(&fuzz_c, frame + FRAME_PAD, size - 1);
+	input_frame(&fuzz_c, frame + FRAME_PAD, size - 1, NULL);
 	tcp_batch_end(&fuzz_c);		/* as the loop does, before the slot
 					 * is reused: queued payload goes */
 	fuzz_reset();

@@ -7,9 +7,9 @@
 #
 # Console lines (besides the usual PT-RESULT):
 #   PT-BENCH start DIR N          then $PT_gap s idle, then the transfer
-#   PT-BENCH result DIR N mbps=M bytes=B secs=S retr=R stalled_s=Z
+#   PT-BENCH result DIR N mbps=M bytes=B secs=S retr=R stalled_s=Z irqs=I
 #     (R: the sender's retransmitted segments; Z: 1 s intervals under
-#     1 Mbit/s)
+#     1 Mbit/s; I: the guest's virtio interrupts during the transfer)
 #   PT-BENCH fail DIR N DETAIL
 #   PT-BENCH end DIR N            then $PT_gap s idle
 # The idle seconds around each transfer let the host read passt's CPU time
@@ -21,6 +21,12 @@ secs=${PT_secs:-10}
 gap=${PT_gap:-1}
 fails=0
 
+# virtio_irqs - interrupts of the virtio devices so far, all CPUs
+virtio_irqs() {
+	awk '/virtio/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i }
+	     END { print s + 0 }' /proc/interrupts
+}
+
 i=1
 while [ "$i" -le "$runs" ]; do
 	for dir in up down; do
@@ -28,11 +34,13 @@ while [ "$i" -le "$runs" ]; do
 		[ $dir = down ] && r=-R
 		echo "PT-BENCH start $dir $i"
 		sleep "$gap"
+		irq0=$(virtio_irqs)
 		# shellcheck disable=SC2086
 		timeout $((secs + 20)) iperf3 -c "$PT_srv" -t "$secs" $r -J \
 			${PT_streams:+-P "$PT_streams"} \
 			--connect-timeout 5000 >/tmp/bench.json 2>/tmp/bench.err
 		rc=$?
+		irqs=$(($(virtio_irqs) - irq0))
 		# end.sum_received: "seconds", "bytes", "bits_per_second";
 		# end.sum_sent: "retransmits" (the sender's, wherever it is);
 		# intervals[].sum: seconds under 1 Mbit/s count as stalled
@@ -49,7 +57,7 @@ while [ "$i" -le "$runs" ]; do
 				exit
 			   }' /tmp/bench.json 2>/dev/null)
 		if [ $rc = 0 ] && [ -n "$res" ]; then
-			echo "PT-BENCH result $dir $i $res"
+			echo "PT-BENCH result $dir $i $res irqs=$irqs"
 		else
 			err=$(grep -o '"error":.*' /tmp/bench.json 2>/dev/null | head -n 1)
 			echo "PT-BENCH fail $dir $i exit status $rc ${err:-$(tail -n 1 /tmp/bench.err 2>/dev/null)}"
