@@ -471,12 +471,14 @@ static unsigned int vu_recv(struct ctx *c, uint32_t events,
 	if (given)
 		vu_notify(q);
 	if (n < max) {
-		/* Frames left past this wake-up's share: a kick of our own
-		 * brings us back, as a readable tap device would, where the
-		 * guest, which kicked once, won't again
+		/* This wake-up's share read: frames left, or added since we
+		 * ask for the guest's next kick (its share may have emptied
+		 * the ring, and the guest kicks only past the index we last
+		 * asked for), bring a kick of our own, as a readable tap
+		 * device would
 		 */
 		if (vu_reads >= LINK_READS_MAX && vu_ready(q) &&
-		    !vq_empty(&q->vq))
+		    (!vq_empty(&q->vq) || vq_kicks_wanted(&q->vq)))
 			vu_kick_self(q);
 		vu_reads = 0;
 	}
@@ -1209,6 +1211,8 @@ static void vu_detach(struct ctx *c)
  */
 void vu_stats(void)
 {
+	unsigned int i;
+
 	info("vhost-user: frames to the guest written in place %llu, copied "
 	     "%llu; from the guest read in place %llu, copied %llu; chains "
 	     "refused %llu, frames without guest buffers %llu",
@@ -1218,6 +1222,16 @@ void vu_stats(void)
 	     (unsigned long long)vu_rx_frames_copied,
 	     (unsigned long long)vu_bad_chains,
 	     (unsigned long long)vu_no_buffers);
+	for (i = 0; i < VU_QUEUES; i++) {
+		char s[200];
+
+		if (!vu_ready(&vu.q[i]))
+			continue;
+		vq_state_str(&vu.q[i].vq, s, sizeof(s));
+		info("vhost-user: %s ring: %s%s", i == VU_RX ? "receive" :
+		     "transmit", s, i == VU_TX && vu_rx_held.n ?
+		     ", chains held" : "");
+	}
 }
 
 /**

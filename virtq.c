@@ -24,6 +24,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -256,6 +257,26 @@ bool vq_notify_due(struct virtq *vq)
 	event = le16toh(__atomic_load_n(&vq->avail->ring[vq->num],
 					__ATOMIC_RELAXED));
 	return vring_need_event(event, vq->used_idx, old);
+}
+
+/**
+ * vq_state_str() - a ring's indices, for --stats
+ * @vq:		virtqueue, set up
+ * @buf:	text, set
+ * @len:	its room
+ */
+void vq_state_str(const struct virtq *vq, char *buf, size_t len)
+{
+	const uint16_t *avail_event = (uint16_t *)&vq->used->ring[vq->num];
+
+	snprintf(buf, len, "avail %u, taken %u, used %u (published %u, "
+		 "signalled %u), guest wants an interrupt at %u, a kick at %u",
+		 vq_avail_idx(vq), vq->last_avail, vq->used_idx,
+		 le16toh(__atomic_load_n(&vq->used->idx, __ATOMIC_RELAXED)),
+		 vq->signalled,
+		 le16toh(__atomic_load_n(&vq->avail->ring[vq->num],
+					 __ATOMIC_RELAXED)),
+		 le16toh(__atomic_load_n(avail_event, __ATOMIC_RELAXED)));
 }
 
 /**

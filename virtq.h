@@ -92,5 +92,6 @@ void vq_publish(struct virtq *vq);
 bool vq_notify_due(struct virtq *vq);
 bool vq_kicks_wanted(struct virtq *vq);
 bool vq_empty(const struct virtq *vq);
+void vq_state_str(const struct virtq *vq, char *buf, size_t len);
 
 #endif /* VIRTQ_H */

@@ -6,7 +6,8 @@
 # of its own): requests that make no sense are refused with reply-ack and
 # the session goes on; chains that loop, point outside guest memory, use
 # indirect descriptors or absurd addresses are given back unused and
-# counted; an available index that runs away stops that ring alone; an
+# counted; a wake-up that reads a ring empty asks for the next kick (event
+# indices); an available index that runs away stops that ring alone; an
 # absurd message size drops the front-end, and the next one is served.
 # passt keeps running throughout (the release binary, under its seccomp
 # filter; test/check.sh runs this again under ASan/UBSan).
@@ -15,7 +16,7 @@
 lib_init
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 [ -x "$PASST" ] || skip_all "$PASST not built"
-plan 20
+plan 21
 
 topo_create; ok $? "topology created" || done_testing
 SOCK=$WORK/u/vu.sock

@@ -14,6 +14,8 @@ check, "ok NAME" or "fail NAME DETAIL":
   - then a real session on a memfd: a transmit ring whose chains loop, point
     outside guest memory, use indirect descriptors, or are too long, kicked:
     each given back unused (the used index moves past them);
+  - with event indices: a kick for a ring's worth of chains, then one more
+    chain, kicked only if passt asked for it (avail_event): taken too;
   - an available index that runs away: the ring is stopped, nothing else;
   - a message whose size field is absurd: the front-end is dropped, and a
     new one is served.
@@ -34,11 +36,12 @@ GET_PROTOCOL_FEATURES, SET_PROTOCOL_FEATURES = 15, 16
 SET_VRING_ENABLE = 18
 REPLY_ACK = 1 << 3
 F_PROTOCOL = 1 << 30
+F_EVENT_IDX = 1 << 29
 
 MEM = 1 << 20           # guest memory: one memfd region
 GPA = 0x40000000        # where the guest sees it
 UVA = 0x7f1234000000    # where the front-end maps it
-NUM = 16                # ring size
+NUM = 128               # ring size: a wake-up's reads (LINK_READS_MAX)
 DESC, AVAIL, USED = 0x1000, 0x2000, 0x3000      # offsets in the region
 
 
@@ -99,7 +102,7 @@ def ring_session(s):
     fd = os.memfd_create("guest")
     os.ftruncate(fd, MEM)
     m = mmap.mmap(fd, MEM)
-    msg(s, SET_FEATURES, struct.pack("<Q", F_PROTOCOL | (1 << 32)))
+    msg(s, SET_FEATURES, struct.pack("<Q", F_PROTOCOL | (1 << 32) | F_EVENT_IDX))
     r = msg(s, SET_MEM_TABLE, struct.pack("<II", 1, 0) +
             struct.pack("<QQQQ", GPA, MEM, UVA, 0), [fd], ack=True)
     report("mem_table", r == 0, "ack %s" % r)
@@ -142,10 +145,51 @@ def ring_session(s):
     report("bad_chains_given_back", used == len(heads),
            "used index %d, want %d" % (used, len(heads)))
 
+    event_idx_kick(m, base, kick, len(heads))
+
     m[base + AVAIL + 2:base + AVAIL + 4] = struct.pack("<H", 1000)
     os.eventfd_write(kick, 1)
     time.sleep(0.5)
     report("runaway_index_survived", msg(s, GET_FEATURES) is not None)
+
+
+def event_idx_kick(m, base, kick, avail):
+    """NUM chains at once, one kick: a wake-up's whole share of reads
+    (LINK_READS_MAX) that empties the ring. Then one more chain, kicked as a
+    driver with event indices does: only if the available index passes the
+    one passt asked for (avail_event, after the used ring). Before, passt
+    asked for none at the end of such a wake-up: the guest never kicked
+    again, and its transmit ring was never read again."""
+    def used_idx():
+        return struct.unpack("<H", m[base + USED + 2:base + USED + 4])[0]
+
+    def post(n):
+        nonlocal avail
+        for _ in range(n):
+            off = base + AVAIL + 4 + 2 * (avail % NUM)
+            m[off:off + 2] = struct.pack("<H", 2)   # past guest memory
+            avail += 1
+        m[base + AVAIL + 2:base + AVAIL + 4] = struct.pack("<H", avail & 0xffff)
+
+    def wait_used(want):
+        for _ in range(50):
+            if used_idx() == want:
+                return True
+            time.sleep(0.1)
+        return False
+
+    post(NUM)
+    os.eventfd_write(kick, 1)
+    drained = wait_used(avail)
+    old = avail
+    post(1)
+    event = struct.unpack("<H", m[base + USED + 4 + 8 * NUM:
+                                  base + USED + 6 + 8 * NUM])[0]
+    if ((avail - event - 1) & 0xffff) < ((avail - old) & 0xffff):
+        os.eventfd_write(kick, 1)
+    report("event_idx_kick", drained and wait_used(avail),
+           "used index %d, want %d; avail_event %d" % (used_idx(), avail,
+                                                      event))
 
 
 def main():
