@@ -13,7 +13,7 @@ SRCS = arp.c checksum.c conf.c ctl.c dhcp.c dhcpv6.c dns.c flow.c follow.c frag.
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
 
-all: passt pasta pesto
+all: passt pasta pesto passt-repair
 
 passt: $(SRCS) $(HDRS)
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) $(HARDEN) -o $@ $(SRCS)
@@ -24,6 +24,10 @@ pasta: passt
 PESTO_SRCS = pesto.c fwd_rule.c inany.c
 pesto: $(PESTO_SRCS) $(HDRS)
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) $(HARDEN) -o $@ $(PESTO_SRCS)
+
+# The privileged helper for migration's TCP_REPAIR: on its own, libc only
+passt-repair: passt-repair.c
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) $(HARDEN) -o $@ passt-repair.c
 
 # The same daemon under ASan and UBSan, for make check's second pass; its
 # objects, compiled once, make the unit tests too
@@ -153,29 +157,34 @@ bench-quick: setup all test/delayline test/tcprr
 	test/bench-conn.sh --quick
 
 clean:
-	rm -rf passt pasta pesto test/san test/seclog test/fuzz/obj $(TEST_BINS) \
+	rm -rf passt pasta pesto passt-repair test/san test/seclog test/fuzz/obj $(TEST_BINS) \
 	       $(FUZZ_TARGETS)
 
 # Installation: DESTDIR stages the tree (packaging), PREFIX, BINDIR and
 # MANDIR place it. pasta is a symbolic link to passt, beside it; pesto,
-# the control socket's client, a program of its own
+# the control socket's client, and passt-repair, migration's helper, programs
+# of their own
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-install: passt pesto doc/passt.1 doc/pasta.1 doc/pesto.1
+install: passt pesto passt-repair doc/passt.1 doc/pasta.1 doc/pesto.1 \
+	 doc/passt-repair.1
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
 	install -m 755 pesto $(DESTDIR)$(BINDIR)/pesto
-	install -m 644 doc/passt.1 doc/pasta.1 doc/pesto.1 $(DESTDIR)$(MANDIR)/man1
+	install -m 755 passt-repair $(DESTDIR)$(BINDIR)/passt-repair
+	install -m 644 doc/passt.1 doc/pasta.1 doc/pesto.1 doc/passt-repair.1 \
+		$(DESTDIR)$(MANDIR)/man1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/passt $(DESTDIR)$(BINDIR)/pasta \
-	      $(DESTDIR)$(BINDIR)/pesto \
+	      $(DESTDIR)$(BINDIR)/pesto $(DESTDIR)$(BINDIR)/passt-repair \
 	      $(DESTDIR)$(MANDIR)/man1/passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1 \
-	      $(DESTDIR)$(MANDIR)/man1/pesto.1
+	      $(DESTDIR)$(MANDIR)/man1/pesto.1 \
+	      $(DESTDIR)$(MANDIR)/man1/passt-repair.1
 
 .PHONY: all setup check seccomp-audit demo fuzz bench bench-quick load clean install \
 	uninstall

@@ -10,7 +10,7 @@
 # fall behind the code. Needs no root and no namespace.
 
 . "$(dirname "$0")/lib.sh"
-plan 23
+plan 25
 
 tmp=$(mktemp -d /tmp/pastatest-install.XXXXXX) || { not_run 23 "mktemp"; done_testing; }
 trap 'rm -rf "$tmp"' EXIT
@@ -53,6 +53,11 @@ is "$("$bindir/pesto" --version 2>&1)" "pesto $("$bindir/passt" --version 2>&1 |
 cmp -s "$mandir/man1/pesto.1" "$pesto_page"
 ok $? "usr/share/man/man1/pesto.1 installed"
 
+[ -f "$bindir/passt-repair" ] && [ "$(stat -c %a "$bindir/passt-repair")" = 755 ] &&
+	cmp -s "$bindir/passt-repair" "$TOPDIR/passt-repair" &&
+	cmp -s "$mandir/man1/passt-repair.1" "$TOPDIR/doc/passt-repair.1"
+ok $? "usr/bin/passt-repair (mode 755) and its page installed"
+
 # The default prefix, as make would act (dry run)
 submake -n install DESTDIR="$tmp/default" >"$tmp/default.log" 2>&1 &&
 	grep -q "$tmp/default/usr/local/bin/passt" "$tmp/default.log" &&
@@ -81,7 +86,7 @@ else
 fi
 
 if [ -z "$renderer" ]; then
-	not_run 6 "render the pages (no man, groff nor mandoc: test/setup.sh installs man-db)"
+	not_run 7 "render the pages (no man, groff nor mandoc: test/setup.sh installs man-db)"
 else
 	(cd "$mandir" && render man1/passt.1) >"$tmp/passt.txt" 2>"$tmp/passt.err"
 	[ ! -s "$tmp/passt.err" ] && grep -q "pasta" "$tmp/passt.txt"
@@ -111,6 +116,12 @@ else
 		grep -qx "$s" "$tmp/pesto.txt" || missing="$missing '$s'"
 	done
 	is "$missing" "" "pesto.1 has its sections"
+
+	(cd "$mandir" && render man1/passt-repair.1) >"$tmp/repair.txt" \
+		2>"$tmp/repair.err"
+	[ ! -s "$tmp/repair.err" ] && grep -q "passt-repair" "$tmp/repair.txt"
+	ok $? "$renderer: passt-repair.1 renders without warnings" ||
+		diag_file "$tmp/repair.err"
 fi
 
 # The option entries of the page: the line after each .TP, with escapes
