@@ -52,7 +52,12 @@ is "$(echo "$out" | grep -c "bytes=$BYTES holes=[0-9]* sha256=$want fin=1")" "$N
 is "$(echo "$out" | grep -c "holes=0 ")" "$N" \
 	"no hole in what the guest read: nothing dropped" ||
 	diag_file "$WORK/passt.log"
-sleep 1.2
+# Counters as they are now, all transfers done: SIGUSR1 logs them
+stats_lines() { grep -c 'no room for' "$WORK/passt.log"; }
+stats_after() { [ "$(stats_lines)" -gt "$1" ]; }
+lines=$(stats_lines)
+kill -USR1 "$PASST_PID"
+_poll 5 stats_after "$lines"
 kill_pid "$PASST_PID"
 full=$(grep -E 'no room for' "$WORK/passt.log" | tail -1)
 diag "$full"
