@@ -52,18 +52,37 @@
 static uint8_t icmp_err_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 
 /**
+ * icmp_err_ipopt() - set an IP option of a flow's socket, in its family
+ * @s:		socket
+ * @key:	flow key
+ * @opt4:	option, IPv4 (SOL_IP)
+ * @opt6:	the same, IPv6 (SOL_IPV6)
+ * @v:		value
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+static int icmp_err_ipopt(int s, const struct flow_key *key, int opt4,
+			  int opt6, int v)
+{
+	bool v4 = inany_is_v4(&key->gaddr);
+
+	if (setsockopt(s, v4 ? SOL_IP : SOL_IPV6, v4 ? opt4 : opt6, &v,
+		       sizeof(v))) {
+		debug("IP option %i to %i: %s", v4 ? opt4 : opt6, v,
+		      strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * icmp_err_watch() - have the kernel queue a flow socket's ICMP errors
  * @s:		socket, UDP or ping, of the flow's family
  * @key:	flow key
  */
 void icmp_err_watch(int s, const struct flow_key *key)
 {
-	int one = 1;
-
-	if (inany_is_v4(&key->gaddr) ?
-	    setsockopt(s, SOL_IP, IP_RECVERR, &one, sizeof(one)) :
-	    setsockopt(s, SOL_IPV6, IPV6_RECVERR, &one, sizeof(one)))
-		debug("IP_RECVERR: %s", strerror(errno));
+	icmp_err_ipopt(s, key, IP_RECVERR, IPV6_RECVERR, 1);
 }
 
 /**
@@ -78,14 +97,8 @@ void icmp_err_watch(int s, const struct flow_key *key)
  */
 void icmp_err_unwatch(int s, const struct flow_key *key)
 {
-	int zero = 0, dflt = -1;
-	bool v4 = inany_is_v4(&key->gaddr);
-
-	if (setsockopt(s, v4 ? SOL_IP : SOL_IPV6,
-		       v4 ? IP_RECVERR : IPV6_RECVERR, &zero, sizeof(zero)) ||
-	    setsockopt(s, v4 ? SOL_IP : SOL_IPV6,
-		       v4 ? IP_TTL : IPV6_UNICAST_HOPS, &dflt, sizeof(dflt)))
-		debug("IP_RECVERR, TTL: %s", strerror(errno));
+	icmp_err_ipopt(s, key, IP_RECVERR, IPV6_RECVERR, 0);
+	icmp_err_ipopt(s, key, IP_TTL, IPV6_UNICAST_HOPS, -1);
 }
 
 /**
@@ -102,16 +115,9 @@ void icmp_err_unwatch(int s, const struct flow_key *key)
 uint8_t icmp_err_ttl_set(int s, const struct flow_key *key, uint8_t now,
 			 uint8_t ttl)
 {
-	int v = ttl;
-
-	if (ttl == now || !ttl)
+	if (ttl == now || !ttl ||
+	    icmp_err_ipopt(s, key, IP_TTL, IPV6_UNICAST_HOPS, ttl))
 		return now;
-	if (inany_is_v4(&key->gaddr) ?
-	    setsockopt(s, SOL_IP, IP_TTL, &v, sizeof(v)) :
-	    setsockopt(s, SOL_IPV6, IPV6_UNICAST_HOPS, &v, sizeof(v))) {
-		debug("TTL %u: %s", ttl, strerror(errno));
-		return now;
-	}
 	return ttl;
 }
 
@@ -406,15 +412,9 @@ int icmp_err_send(struct ctx *c, int s, const struct flow_key *key,
 	int err;
 
 	now->ttl = icmp_err_ttl_set(s, key, now->ttl, l3->hop_limit);
-	if (pmtud != now->pmtud) {
-		if (v4 ? setsockopt(s, SOL_IP, IP_MTU_DISCOVER, &pmtud,
-				    sizeof(pmtud)) :
-			 setsockopt(s, SOL_IPV6, IPV6_MTU_DISCOVER, &pmtud,
-				    sizeof(pmtud)))
-			debug("IP_MTU_DISCOVER %i: %s", pmtud, strerror(errno));
-		else
-			now->pmtud = pmtud;
-	}
+	if (pmtud != now->pmtud &&
+	    !icmp_err_ipopt(s, key, IP_MTU_DISCOVER, IPV6_MTU_DISCOVER, pmtud))
+		now->pmtud = pmtud;
 	if (send(s, msg.data, msg.len, MSG_DONTWAIT) >= 0)
 		return 0;
 	err = errno;

@@ -384,23 +384,19 @@ static bool vu_rx_in_place(const struct vq_elem *e, uint8_t *buf, size_t len,
 			   unsigned int slot, struct link_rx *rx)
 {
 	struct iovec *tail = vu_rx_held.tail[slot];
-	unsigned int i, n;
+	unsigned int n;
 
-	if (len <= VU_RX_HEAD || pcap_active()) {
-		vu_frame_out(e, buf, len, tail);
-		return false;
-	}
-	n = vu_frame_out(e, buf, VU_RX_HEAD, tail);
-	if (!vu_frame_is_tcp(buf)) {
-		for (buf += VU_RX_HEAD, i = 0; i < n; i++) {
-			memcpy(buf, tail[i].iov_base, tail[i].iov_len);
-			buf += tail[i].iov_len;
+	if (len > VU_RX_HEAD && !pcap_active()) {
+		n = vu_frame_out(e, buf, VU_RX_HEAD, tail);
+		if (vu_frame_is_tcp(buf)) {
+			rx->len = VU_RX_HEAD;
+			rx->tail = (struct pkt_tail){ tail, n,
+						      len - VU_RX_HEAD };
+			return true;
 		}
-		return false;
 	}
-	rx->len = VU_RX_HEAD;
-	rx->tail = (struct pkt_tail){ tail, n, len - VU_RX_HEAD };
-	return true;
+	vu_frame_out(e, buf, len, tail);	/* whole, then */
+	return false;
 }
 
 /**
