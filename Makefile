@@ -8,7 +8,7 @@ SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
 SRCS = arp.c checksum.c conf.c ctl.c dhcp.c dhcpv6.c dns.c flow.c follow.c frag.c fwd.c fwd_rule.c icmp.c icmp_err.c inany.c input.c ip.c isolation.c \
-       link.c log.c netlink.c ndp.c passt.c pasta.c pcap.c pkt.c resolv.c splice.c stream.c tap.c tcp.c udp.c util.c \
+       link.c log.c migrate.c netlink.c ndp.c passt.c pasta.c pcap.c pkt.c resolv.c splice.c stream.c tap.c tcp.c udp.c util.c \
        vhost_user.c virtq.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)
@@ -83,7 +83,8 @@ TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/no_ip
 # forwarding rules (specs and the control protocol's form), a vhost-user
 # guest's virtqueue
 FUZZ_TARGETS = test/fuzz/fuzz_frame test/fuzz/fuzz_stream test/fuzz/fuzz_dhcp \
-	       test/fuzz/fuzz_rules test/fuzz/fuzz_virtq
+	       test/fuzz/fuzz_rules test/fuzz/fuzz_virtq \
+	       test/fuzz/fuzz_migrate
 FUZZ_SECS ?= 60
 # The daemon's objects instrumented once (fuzzer-no-link), for every target
 # (clang sees NLMSG_OK()'s signed and unsigned comparison, gcc doesn't)

@@ -204,6 +204,21 @@ void ip_guest_seen(const union inany_addr *a)
 }
 
 /**
+ * ip_guest_addrs() - the guest's own addresses as it uses them, for
+ *		      migration
+ * @addr4:	IPv4, set (0 if none seen)
+ * @addr6:	global IPv6, set (unspecified if none seen)
+ * @addr6_ll:	link-local IPv6, set (the same)
+ */
+void ip_guest_addrs(struct in_addr *addr4, struct in6_addr *addr6,
+		    struct in6_addr *addr6_ll)
+{
+	*addr4 = ip_guest.addr4;
+	*addr6 = ip_guest.addr6;
+	*addr6_ll = ip_guest.addr6_ll;
+}
+
+/**
  * ip_guest_assign() - we gave the guest this address: it uses it from now
  * @a:		IPv4 or global IPv6 address, unspecified if none
  *

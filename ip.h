@@ -86,6 +86,8 @@ int ip_l4_policy(const struct ctx *c, const struct l3_info *l3,
 		 struct pkt_view l4);
 bool ip_is_ndp(const struct l3_info *l3, struct pkt_view l4);
 void ip_guest_seen(const union inany_addr *a);
+void ip_guest_addrs(struct in_addr *addr4, struct in6_addr *addr6,
+		    struct in6_addr *addr6_ll);
 void ip_guest_assign(const union inany_addr *a);
 bool ip_guest_uses(const union inany_addr *a);
 struct link_frame ip_frame_gso(const struct ctx *c, uint8_t *buf,

@@ -308,10 +308,12 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	 * open, and see where its symbolic link leads now (resolv.c)
 	 */
 	ANY(__NR_openat), ANY(__NR_readlinkat),
-	/* passt --vhost-user: the guest's memory, mapped as the front-end
-	 * hands it over, and let go (vhost_user.c)
+	/* passt --vhost-user: the guest's memory and the dirty page log,
+	 * mapped as the front-end hands them over, and let go
+	 * (vhost_user.c); the migration state's pipe, waited for (migrate.c)
 	 */
 	ONLY(__NR_mmap, 3, MAP_SHARED | MAP_NORESERVE), ANY(__NR_munmap),
+	ANY(__NR_ppoll),
 	/* signals (SIGSYS's handler), the end: passt's socket file */
 	ANY(__NR_rt_sigreturn), ANY(__NR_unlinkat), ANY(__NR_exit_group),
 #ifdef __SANITIZE_ADDRESS__

@@ -31,6 +31,7 @@
 #include "ip.h"
 #include "isolation.h"
 #include "log.h"
+#include "migrate.h"
 #include "ndp.h"
 #include "passt.h"
 #include "pasta.h"
@@ -205,6 +206,23 @@ static int loop_timeout(int64_t next, int64_t now)
 }
 
 /**
+ * vu_handler() - a message from the vhost-user front-end, and the device
+ *		  state transfer it may start: run once it is answered
+ * @c:		execution context
+ * @events:	epoll events of its socket
+ */
+static void vu_handler(struct ctx *c, uint32_t events)
+{
+	bool save;
+	int fd;
+
+	vu_sock_handler(c, events);
+	fd = vu_state_take(&save);
+	if (fd >= 0)
+		vu_state_done(mig_transfer(c, fd, save));
+}
+
+/**
  * dispatch() - hand one event to the handler for its kind
  * @c:		execution context
  * @ev:		event
@@ -216,7 +234,7 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	switch (ref.type) {
 	case EPOLL_TYPE_TAP:
 		if (c->vhost_user)
-			vu_sock_handler(c, ev->events);
+			vu_handler(c, ev->events);
 		else
 			input_handler(c, ev->events);
 		break;

@@ -23,6 +23,14 @@
  * (virtq.c) stops that ring until the front-end sets it up again; a chain
  * that can't be taken is given back unused and counted.
  *
+ * Migration: we offer what QEMU needs to move the guest elsewhere while it
+ * runs. Our writes to guest memory are logged in the front-end's dirty
+ * page log (VHOST_F_LOG_ALL, the log in shared memory: virtq.c marks the
+ * pages), and our own state rides in QEMU's migration stream
+ * (DEVICE_STATE): asked for it, we take the pipe and the main loop runs
+ * the transfer once the request is answered (migrate.c). On the target,
+ * SEND_RARP tells us the guest's MAC address.
+ *
  * The front-end closing its socket (QEMU quits or restarts) ends the
  * session: memory unmapped, eventfds closed, and passt waits for the next
  * connection (stream.c), unless it was the only one (--one-off, --fd).
@@ -65,16 +73,25 @@
 #define VU_NEED_REPLY		0x8
 
 /* Features: ours, and the protocol's own */
+#define VU_F_LOG_ALL		26	/* we log our writes (migration) */
 #define VU_F_PROTOCOL_FEATURES	30
+#define VU_PROTOCOL_F_LOG_SHMFD	1	/* the log comes as shared memory */
+#define VU_PROTOCOL_F_RARP	2	/* told the guest's MAC after a move */
 #define VU_PROTOCOL_F_REPLY_ACK	3
+#define VU_PROTOCOL_F_DEVICE_STATE 19	/* our state rides in QEMU's stream */
 #define VU_FEATURES							\
 	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) |\
 	 (1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VU_F_PROTOCOL_FEATURES) |\
 	 (1ULL << VIRTIO_NET_F_CSUM) | (1ULL << VIRTIO_NET_F_GUEST_CSUM) | \
 	 (1ULL << VIRTIO_NET_F_GUEST_TSO4) |				\
 	 (1ULL << VIRTIO_NET_F_GUEST_TSO6) |				\
-	 (1ULL << VIRTIO_NET_F_HOST_TSO4) | (1ULL << VIRTIO_NET_F_HOST_TSO6))
-#define VU_PROTOCOL_FEATURES	(1ULL << VU_PROTOCOL_F_REPLY_ACK)
+	 (1ULL << VIRTIO_NET_F_HOST_TSO4) | (1ULL << VIRTIO_NET_F_HOST_TSO6) |\
+	 (1ULL << VU_F_LOG_ALL))
+#define VU_PROTOCOL_FEATURES						\
+	((1ULL << VU_PROTOCOL_F_REPLY_ACK) |				\
+	 (1ULL << VU_PROTOCOL_F_LOG_SHMFD) |				\
+	 (1ULL << VU_PROTOCOL_F_RARP) |					\
+	 (1ULL << VU_PROTOCOL_F_DEVICE_STATE))
 
 /* Requests we take, the protocol's numbers */
 enum vu_request {
@@ -83,6 +100,8 @@ enum vu_request {
 	VU_SET_OWNER = 3,
 	VU_RESET_OWNER = 4,
 	VU_SET_MEM_TABLE = 5,
+	VU_SET_LOG_BASE = 6,
+	VU_SET_LOG_FD = 7,
 	VU_SET_VRING_NUM = 8,
 	VU_SET_VRING_ADDR = 9,
 	VU_SET_VRING_BASE = 10,
@@ -96,11 +115,18 @@ enum vu_request {
 	VU_SET_VRING_ENABLE = 18,
 	VU_SEND_RARP = 19,
 	VU_NET_SET_MTU = 20,
+	VU_SET_DEVICE_STATE_FD = 42,
+	VU_CHECK_DEVICE_STATE = 43,
 	VU_REQUESTS,
 };
 
 #define VU_VRING_NOFD		(1U << 8)	/* kick/call: no descriptor */
 #define VU_VRING_IDX_MASK	0xff
+#define VU_VRING_F_LOG		(1U << 0)	/* addr: log used ring writes */
+#define VU_STATE_SAVE		0		/* direction: we write it */
+#define VU_STATE_LOAD		1		/* we read it */
+#define VU_STATE_STOPPED	0		/* phase: rings stopped */
+#define VU_STATE_NOFD		(1ULL << 8)	/* reply: the front-end's fd */
 
 /**
  * struct vu_msg - a message: its header and, aligned, its payload (on the
@@ -128,6 +154,14 @@ struct vu_msg {
 			uint64_t avail;
 			uint64_t log;
 		} addr;
+		struct {
+			uint64_t size;
+			uint64_t offset;
+		} log;
+		struct {
+			uint32_t direction;
+			uint32_t phase;
+		} transfer;
 		struct {
 			uint32_t nregions;
 			uint32_t padding;
@@ -168,13 +202,24 @@ struct vu_queue {
 	bool started;
 };
 
-/* The session with the front-end. Owner: this file. */
+/* The session with the front-end, and migration's part of it: the dirty
+ * page log (mapped here), the descriptor of a device state transfer it
+ * asked for, until the main loop runs it (vu_state_take()), and how that
+ * went, for its check. Owner: this file.
+ */
 static struct {
 	uint64_t features;
 	uint64_t protocol;
 	struct vq_mem mem;
 	struct vu_queue q[VU_QUEUES];
-} vu = { .q = { { .kick = -1, .call = -1 }, { .kick = -1, .call = -1 } } };
+	struct vq_log log;
+	void *log_map;
+	size_t log_map_len;
+	int state_fd;
+	bool state_save;
+	bool state_ok;
+} vu = { .q = { { .kick = -1, .call = -1 }, { .kick = -1, .call = -1 } },
+	 .state_fd = -1 };
 
 static struct vu_msg vu_msg;
 static struct vq_elem vu_elem;
@@ -767,6 +812,130 @@ static void vu_mem_unmap(void)
 }
 
 /**
+ * vu_log_apply() - log the rings' writes to guest memory, or stop: while
+ *		    the front-end negotiated VHOST_F_LOG_ALL and gave a log
+ */
+static void vu_log_apply(void)
+{
+	const struct vq_log *log = vu_has(VU_F_LOG_ALL) && vu.log.bits ?
+				   &vu.log : NULL;
+	unsigned int i;
+
+	for (i = 0; i < VU_QUEUES; i++)
+		vu.q[i].vq.log = log;
+}
+
+/**
+ * vu_log_unmap() - forget the dirty page log
+ */
+static void vu_log_unmap(void)
+{
+	if (vu.log_map)
+		munmap(vu.log_map, vu.log_map_len);
+	vu.log_map = NULL;
+	vu.log = (struct vq_log){ NULL, 0 };
+	vu_log_apply();
+}
+
+/**
+ * vu_log_base() - SET_LOG_BASE: map the log of the pages we write
+ * @m:		message: size and offset of the log in the descriptor, a
+ *		reply in it
+ * @fds:	the log's descriptor
+ * @nfds:	how many came
+ *
+ * Return: 1 to reply with @m (the front-end waits for one), -1 if the log
+ *	   can't be mapped
+ */
+static int vu_log_base(struct vu_msg *m, const int *fds, unsigned int nfds)
+{
+	uint64_t size = m->payload.log.size, off = m->payload.log.offset;
+	size_t len = size + off;
+	void *p;
+
+	if (nfds != 1 || m->size < sizeof(m->payload.log) || !size ||
+	    len < size || len > SIZE_MAX / 2)
+		return -1;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		 fds[0], 0);
+	if (p == MAP_FAILED) {
+		err("vhost-user: can't map the dirty page log: %s",
+		    strerror(errno));
+		return -1;
+	}
+	vu_log_unmap();
+	vu.log_map = p;
+	vu.log_map_len = len;
+	vu.log = (struct vq_log){ (uint8_t *)p + off, size };
+	vu_log_apply();
+	m->payload.u64 = 0;
+	m->size = sizeof(m->payload.u64);
+	return 1;
+}
+
+/**
+ * vu_state_fd() - SET_DEVICE_STATE_FD: the front-end migrates the guest
+ *		   and wants our state written to, or read from, a pipe
+ * @m:		message, the reply in it
+ * @fds:	descriptors that came with it: the one taken is set to -1
+ * @nfds:	how many
+ *
+ * The transfer runs once this message is answered (vu_state_take()): the
+ * front-end reads or writes the other end after our reply. We use its
+ * pipe, and give none of ours.
+ *
+ * Return: 1, to reply with @m: success, or an error code
+ */
+static int vu_state_fd(struct vu_msg *m, int *fds, unsigned int nfds)
+{
+	uint32_t dir = m->payload.transfer.direction;
+	bool ok = nfds == 1 && fds[0] >= 0 &&
+		  m->size >= sizeof(m->payload.transfer) &&
+		  (vu.protocol & (1ULL << VU_PROTOCOL_F_DEVICE_STATE)) &&
+		  (dir == VU_STATE_SAVE || dir == VU_STATE_LOAD) &&
+		  m->payload.transfer.phase == VU_STATE_STOPPED;
+
+	if (ok) {
+		if (vu.state_fd >= 0)
+			close(vu.state_fd);
+		vu.state_fd = fds[0];
+		fds[0] = -1;
+		vu.state_save = dir == VU_STATE_SAVE;
+		vu.state_ok = false;
+	} else {
+		err("vhost-user: device state transfer refused (direction %u,"
+		    " phase %u)", dir, m->payload.transfer.phase);
+	}
+	m->payload.u64 = VU_STATE_NOFD | (ok ? 0 : 1);
+	m->size = sizeof(m->payload.u64);
+	return 1;
+}
+
+/**
+ * vu_state_take() - a device state transfer the front-end asked for
+ * @save:	set: true if we write our state, false if we read it
+ *
+ * Return: the pipe's descriptor, now the caller's, -1 if none is due
+ */
+int vu_state_take(bool *save)
+{
+	int fd = vu.state_fd;
+
+	vu.state_fd = -1;
+	*save = vu.state_save;
+	return fd;
+}
+
+/**
+ * vu_state_done() - how the transfer went, for CHECK_DEVICE_STATE
+ * @ok:		it did, whole
+ */
+void vu_state_done(bool ok)
+{
+	vu.state_ok = ok;
+}
+
+/**
  * vu_queue_reset() - a ring back to nothing, its eventfds closed
  * @c:		execution context
  * @q:		ring
@@ -796,6 +965,10 @@ static void vu_reset(struct ctx *c)
 	for (i = 0; i < VU_QUEUES; i++)
 		vu_queue_reset(c, &vu.q[i]);
 	vu_mem_unmap();
+	vu_log_unmap();
+	if (vu.state_fd >= 0)
+		close(vu.state_fd);
+	vu.state_fd = -1;
 	vu.features = vu.protocol = 0;
 }
 
@@ -813,6 +986,7 @@ static int vu_ring_setup(struct vu_queue *q)
 	if (!q->desc)
 		return 0;
 	q->vq.event_idx = vu_has(VIRTIO_RING_F_EVENT_IDX);
+	vu_log_apply();
 	return vq_setup(&q->vq, &vu.mem, q->num, q->desc, q->avail, q->used) ?
 	       -1 : 0;
 }
@@ -966,6 +1140,8 @@ static int vu_vring_addr(const struct vu_msg *m)
 	q->desc = m->payload.addr.desc;
 	q->avail = m->payload.addr.avail;
 	q->used = m->payload.addr.used;
+	q->vq.used_logged = m->payload.addr.flags & VU_VRING_F_LOG;
+	q->vq.used_log = m->payload.addr.log;
 	if (!vu_ring_setup(q))
 		return 0;
 	q->desc = 0;	/* wrong: forgotten, not tried again */
@@ -1001,9 +1177,32 @@ static int vu_features(const struct ctx *c, struct vu_msg *m)
 		vu.features = m->payload.u64;
 		for (i = 0; i < VU_QUEUES; i++)
 			vu.q[i].vq.event_idx = vu_has(VIRTIO_RING_F_EVENT_IDX);
+		vu_log_apply();
 		link_caps_update(c);
 		return 0;
 	}
+}
+
+/**
+ * vu_guest_moved() - SEND_RARP: the guest arrived here by migration, its
+ *		      MAC address is this
+ * @m:		message: the address, in the first bytes of the payload
+ *
+ * Our link has nothing to announce the guest to: its MAC is where our
+ * frames go, from now on, if it is a unicast one.
+ *
+ * Return: 0 on success, -1 if the message is short
+ */
+static int vu_guest_moved(const struct vu_msg *m)
+{
+	const uint8_t *mac = m->payload.raw;
+	static const uint8_t none[ETH_ADDR_LEN];
+
+	if (m->size < ETH_ADDR_LEN)
+		return -1;
+	if (!(mac[0] & 1) && memcmp(mac, none, ETH_ADDR_LEN))
+		link_guest_mac_seen(mac);
+	return 0;
 }
 
 /**
@@ -1026,6 +1225,14 @@ static int vu_handle(struct ctx *c, struct vu_msg *m, int *fds,
 		return vu_features(c, m);
 	case VU_SET_MEM_TABLE:
 		return vu_mem_table(m, fds, nfds);
+	case VU_SET_LOG_BASE:
+		return vu_log_base(m, fds, nfds);
+	case VU_SET_DEVICE_STATE_FD:
+		return vu_state_fd(m, fds, nfds);
+	case VU_CHECK_DEVICE_STATE:
+		m->payload.u64 = vu.state_ok ? 0 : 1;
+		m->size = sizeof(m->payload.u64);
+		return 1;
 	case VU_SET_VRING_NUM:
 	case VU_SET_VRING_BASE:
 	case VU_GET_VRING_BASE:
@@ -1043,9 +1250,11 @@ static int vu_handle(struct ctx *c, struct vu_msg *m, int *fds,
 	case VU_RESET_OWNER:
 		vu_reset(c);
 		return 0;
+	case VU_SEND_RARP:
+		return vu_guest_moved(m);
 	case VU_SET_OWNER:
+	case VU_SET_LOG_FD:	/* the front-end reads the log when it wants */
 	case VU_SET_VRING_ERR:	/* we report no ring errors */
-	case VU_SEND_RARP:	/* the guest announces itself */
 	case VU_NET_SET_MTU:
 		return 0;
 	default:

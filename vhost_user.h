@@ -11,6 +11,8 @@ extern const struct link_ops vu_link;
 
 void vu_sock_handler(struct ctx *c, uint32_t events);
 bool vu_kick_handler(struct ctx *c, uint32_t idx);
+int vu_state_take(bool *save);
+void vu_state_done(bool ok);
 void vu_stats(void);
 void vu_print_capabilities(void);
 

@@ -17,6 +17,11 @@
  * more than VQ_IOV_MAX buffers (VQ_BAD_CHAIN: it is given back unused, and
  * counted by the caller).
  *
+ * While the front-end migrates the guest, every byte we write to guest
+ * memory is logged by page (vq_log_write()): the receive buffers of each
+ * chain given back, by its descriptors as far as we filled them, and the
+ * used ring, whole, each time we change it.
+ *
  * Ordering: the available index is read with acquire semantics before the
  * entries it covers, and the used index is stored with release semantics
  * after the entries it publishes; the guest's side does the same.
@@ -212,6 +217,71 @@ int vq_pop(struct virtq *vq, const struct vq_mem *m, struct vq_elem *e)
 }
 
 /**
+ * vq_log_write() - log a write to guest memory, for migration
+ * @log:	the front-end's log
+ * @gpa:	guest physical address written
+ * @len:	bytes
+ *
+ * Pages past the end of the log aren't the guest's: left alone.
+ */
+void vq_log_write(const struct vq_log *log, uint64_t gpa, uint64_t len)
+{
+	uint64_t page, last;
+
+	if (!len || gpa + len < gpa)
+		return;
+	last = (gpa + len - 1) / VQ_LOG_PAGE;
+	for (page = gpa / VQ_LOG_PAGE; page <= last; page++) {
+		if (page / 8 >= log->len)
+			return;
+		__atomic_fetch_or(&log->bits[page / 8], 1U << (page % 8),
+				  __ATOMIC_RELAXED);
+	}
+}
+
+/**
+ * vq_log_chain() - log what we wrote into a chain's buffers
+ * @vq:		virtqueue, set up, logging
+ * @head:	the chain's head
+ * @len:	bytes written, from its first writable buffer on
+ *
+ * The descriptors are read again: a guest that changed them since only
+ * gets other pages of its own marked.
+ */
+static void vq_log_chain(const struct virtq *vq, uint16_t head, uint32_t len)
+{
+	unsigned int seen;
+	uint16_t i = head;
+
+	for (seen = 0; len && i < vq->num && seen < vq->num; seen++) {
+		struct vring_desc d;
+		uint32_t n;
+
+		memcpy(&d, &vq->desc[i], sizeof(d));
+		if (le16toh(d.flags) & VRING_DESC_F_WRITE) {
+			n = le32toh(d.len);
+			n = n < len ? n : len;
+			vq_log_write(vq->log, le64toh(d.addr), n);
+			len -= n;
+		}
+		if (!(le16toh(d.flags) & VRING_DESC_F_NEXT))
+			return;
+		i = le16toh(d.next);
+	}
+}
+
+/**
+ * vq_log_used() - log the used ring, if its writes are logged
+ * @vq:		virtqueue, set up
+ */
+static void vq_log_used(const struct virtq *vq)
+{
+	if (vq->log && vq->used_logged)
+		vq_log_write(vq->log, vq->used_log, sizeof(struct vring_used) +
+			     vq->num * sizeof(struct vring_used_elem) + 2);
+}
+
+/**
  * vq_push() - give a chain back, unpublished until vq_publish()
  * @vq:		virtqueue, set up
  * @head:	the chain's head
@@ -224,6 +294,8 @@ void vq_push(struct virtq *vq, uint16_t head, uint32_t len)
 	u->id = htole32(head);
 	u->len = htole32(len);
 	vq->used_idx++;
+	if (vq->log)
+		vq_log_chain(vq, head, len);
 }
 
 /**
@@ -234,6 +306,7 @@ void vq_publish(struct virtq *vq)
 {
 	__atomic_store_n(&vq->used->idx, htole16(vq->used_idx),
 			 __ATOMIC_RELEASE);
+	vq_log_used(vq);
 }
 
 /**
@@ -299,6 +372,7 @@ bool vq_kicks_wanted(struct virtq *vq)
 	} else {
 		__atomic_store_n(&vq->used->flags, 0, __ATOMIC_RELAXED);
 	}
+	vq_log_used(vq);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* then look again */
 	return vq_avail_idx(vq) != seen;
 }

@@ -45,6 +45,20 @@ struct vq_mem {
 };
 
 /**
+ * struct vq_log - the front-end's log of the guest pages we write, while it
+ *		   migrates the guest: one bit per VQ_LOG_PAGE of guest
+ *		   physical memory
+ * @bits:	the log, shared with the front-end
+ * @len:	its length, bytes
+ */
+struct vq_log {
+	uint8_t *bits;
+	uint64_t len;
+};
+
+#define VQ_LOG_PAGE		4096
+
+/**
  * struct virtq - a split virtqueue in guest memory, and our side of it
  * @num:	descriptors in the ring, 0 if not set up
  * @desc:	descriptor table, NULL if not set up
@@ -54,6 +68,10 @@ struct vq_mem {
  * @used_idx:	next index of @used we fill (published by vq_publish())
  * @signalled:	@used_idx when we last notified the guest
  * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
+ * @log:	where our writes to guest memory are logged, NULL if not
+ * @used_log:	guest physical address of the used ring for @log, if its
+ *		writes are logged too
+ * @used_logged: they are
  */
 struct virtq {
 	uint16_t num;
@@ -64,6 +82,9 @@ struct virtq {
 	uint16_t used_idx;
 	uint16_t signalled;
 	bool event_idx;
+	const struct vq_log *log;
+	uint64_t used_log;
+	bool used_logged;
 };
 
 /**
@@ -92,6 +113,7 @@ void vq_publish(struct virtq *vq);
 bool vq_notify_due(struct virtq *vq);
 bool vq_kicks_wanted(struct virtq *vq);
 bool vq_empty(const struct virtq *vq);
+void vq_log_write(const struct vq_log *log, uint64_t gpa, uint64_t len);
 void vq_state_str(const struct virtq *vq, char *buf, size_t len);
 
 #endif /* VIRTQ_H */

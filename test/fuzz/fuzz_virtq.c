@@ -3,7 +3,9 @@
  * ring and descriptor parser (virtq.c)
  *
  * Input: one byte, then guest memory. The byte's low four bits give the
- * ring size (1 << (bits % 9): 1 to 256), bit 4 turns event indices on.
+ * ring size (1 << (bits % 9): 1 to 256), bit 4 turns event indices on,
+ * bit 5 the dirty page log of a migration (FUZZ_LOG bytes: it covers the
+ * regions and a little past them), bit 6 its logging of the used ring.
  * Guest memory is two regions of FUZZ_REGION bytes each, adjacent in guest
  * physical addresses but apart here: the input fills them in order
  * (descriptor table first, then the available ring, then anything), the
@@ -29,6 +31,7 @@
 #define FUZZ_GPA	0x100000ULL	/* where the first region starts */
 #define FUZZ_UVA	0x7f0000000000ULL	/* the front-end's view */
 #define FUZZ_USED_OFF	(FUZZ_REGION - 4096)	/* in the second region */
+#define FUZZ_LOG	((FUZZ_GPA + 2 * FUZZ_REGION) / VQ_LOG_PAGE / 8 + 1)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -79,6 +82,8 @@ static void fuzz_elem_sound(const struct vq_mem *m, const struct vq_elem *e)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *r0 = calloc(1, FUZZ_REGION), *r1 = calloc(1, FUZZ_REGION);
+	static uint8_t log_bits[FUZZ_LOG];
+	struct vq_log log = { log_bits, sizeof(log_bits) };
 	struct vq_mem m = { .n = 2 };
 	static struct vq_elem e;
 	struct virtq vq = { 0 };
@@ -89,6 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	num = 1U << ((data[0] & 0xf) % 9);
 	vq.event_idx = data[0] & 0x10;
+	vq.log = data[0] & 0x20 ? &log : NULL;
+	vq.used_logged = data[0] & 0x40;
+	vq.used_log = FUZZ_GPA + FUZZ_REGION + FUZZ_USED_OFF;
 	n = MIN(size - 1, (size_t)FUZZ_REGION);
 	memcpy(r0, data + 1, n);
 	memcpy(r1, data + 1 + n, MIN(size - 1 - n, (size_t)FUZZ_USED_OFF));
@@ -110,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_elem_sound(&m, &e);
 		if (e.head >= num)
 			abort();
-		vq_push(&vq, e.head, ret == 1 ? 1 : 0);
+		vq_push(&vq, e.head, ret == 1 ? data[i % size] * 300 : 0);
 	}
 	vq_publish(&vq);
 	vq_notify_due(&vq);

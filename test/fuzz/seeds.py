@@ -135,15 +135,34 @@ def wire_rule(addr, taddr, ifname, first, last, to, proto, flags):
 VQ_GPA = 0x100000       # fuzz_virtq.c: FUZZ_GPA, regions of 64 KiB
 
 
-def vq_ring(num, descs, heads, event_idx=False):
+def vq_ring(num, descs, heads, event_idx=False, log=False):
     """Guest memory for fuzz_virtq: descriptors (addr, len, flags, next),
-    then the available ring offering the chains at heads."""
+    then the available ring offering the chains at heads; log: what we
+    write logged, as while migrating."""
     table = b"".join(struct.pack("<QIHH", *d) for d in descs)
     table = table.ljust(num * 16, b"\0")
     avail = struct.pack("<HH", 0, len(heads)) + \
         b"".join(struct.pack("<H", h) for h in heads)
     log2 = num.bit_length() - 1
-    return bytes([log2 | (0x10 if event_idx else 0)]) + table + avail
+    return bytes([log2 | (0x10 if event_idx else 0) |
+                  (0x60 if log else 0)]) + table + avail
+
+
+def mig_state(sections):
+    """A migration state for fuzz_migrate: header, (type, bytes) sections,
+    the end mark."""
+    out = b"pt-mig\r\n" + struct.pack("!II", 1, 0)
+    for kind, data in sections + [(0, b"")]:
+        out += struct.pack("!HHI", kind, 0, len(data)) + data
+    return out
+
+
+def mig_guest():
+    """The guest section: MAC, padding, IPv4, IPv6, link-local IPv6."""
+    return bytes.fromhex("525400123456") + b"\0\0" + \
+        socket.inet_pton(socket.AF_INET, "192.0.2.10") + \
+        socket.inet_pton(socket.AF_INET6, "2001:db8::10") + \
+        socket.inet_pton(socket.AF_INET6, "fe80::10")
 
 
 def write(path, data):
@@ -153,7 +172,7 @@ def write(path, data):
 
 def main():
     top = sys.argv[1]
-    for d in ("frame", "stream", "dhcp", "rules", "virtq"):
+    for d in ("frame", "stream", "dhcp", "rules", "virtq", "migrate"):
         os.makedirs(os.path.join(top, d), exist_ok=True)
     fr = frames()
     for name, f in fr.items():
@@ -186,6 +205,10 @@ def main():
         (VQ_GPA + 0xff00, 0x200, 0, 0)], [0]))
     write(os.path.join(top, "virtq", "loop"), vq_ring(4, [
         (VQ_GPA + 0x1000, 64, 1, 1), (VQ_GPA + 0x1000, 64, 1, 0)], [0, 1]))
+    write(os.path.join(top, "virtq", "rx_logged"), vq_ring(8, [
+        (VQ_GPA + 0x2000, 8192, 2, 0)], [0], True, True))
+    write(os.path.join(top, "migrate", "guest"), mig_state([(1, mig_guest())]))
+    write(os.path.join(top, "migrate", "empty"), mig_state([]))
 
 
 if __name__ == "__main__":

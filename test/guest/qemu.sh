@@ -23,6 +23,9 @@
 #                             SECS; serial console in $WORK/NAME.console,
 #                             stderr in $WORK/NAME.qemu.err; PID (of
 #                             timeout(1)) in QEMU_PID, killed by cleanup
+#   qemu_vu_argv SOCK ARGS... QEMU_ARGV for the guest's rings handed to
+#                             passt over vhost-user on SOCK (its memory a
+#                             shared memfd, -netdev vhost-user)
 #   qemu_bg NAME SECS SOCK ARGS...
 #                             the guest attached to passt's UNIX socket SOCK
 #                             (-netdev stream, as libvirt does), or with
@@ -68,19 +71,25 @@ qemu_bg_cmd() {
 	_PGIDS+=("$QEMU_PID")
 }
 
+qemu_vu_argv() {
+	local sock=$1
+	shift
+	QEMU_LINK_ARGS=(-object memory-backend-memfd,id=mem,size=256M,share=on
+			-numa node,memdev=mem
+			-chardev "socket,id=c0,path=$sock")
+	# Debian 12's QEMU 7.2 crashes under TCG on a vhost-user NIC with
+	# MSI-X: vectors=0 (legacy interrupts) avoids it
+	QEMU_NIC_OPTS=
+	"$QEMU" --version 2>/dev/null | grep -q "version 7\." &&
+		QEMU_NIC_OPTS=,vectors=0
+	qemu_argv vhost-user,id=n0,chardev=c0 "$@"
+}
+
 qemu_bg() {
 	local name=$1 secs=$2 sock=$3
 	shift 3
 	if [ "${PASST_LINK:-stream}" = vhost-user ]; then
-		QEMU_LINK_ARGS=(-object memory-backend-memfd,id=mem,size=256M,share=on
-				-numa node,memdev=mem
-				-chardev "socket,id=c0,path=$sock")
-		# Debian 12's QEMU 7.2 crashes under TCG on a vhost-user NIC
-		# with MSI-X: vectors=0 (legacy interrupts) avoids it
-		QEMU_NIC_OPTS=
-		"$QEMU" --version 2>/dev/null | grep -q "version 7\." &&
-			QEMU_NIC_OPTS=,vectors=0
-		qemu_argv vhost-user,id=n0,chardev=c0 "$@"
+		qemu_vu_argv "$sock" "$@"
 	else
 		qemu_argv "stream,id=n0,server=off,addr.type=unix,addr.path=$sock" "$@"
 	fi

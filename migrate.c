@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* migrate.c - our state in a guest's live migration: what it is made of,
+ *	       and the checks it must pass before the target believes it
+ *
+ * Theory of operation: QEMU carries a vhost-user back-end's state in its
+ * own migration stream (vhost_user.c: DEVICE_STATE). Once the source's
+ * rings are stopped, it gives us a pipe and reads our state from it until
+ * we close it; the target's QEMU writes the same bytes into a pipe of the
+ * target passt's. The format is ours, and versioned:
+ *
+ *   header:   "pt-mig\r\n", version (32 bits), flags (32 bits, 0)
+ *   sections: type (16 bits), flags (16 bits, 0), length (32 bits), then
+ *	       that many bytes; integers in network order
+ *   last:     MIG_END, empty, then the end of the pipe
+ *
+ * Loading trusts nothing: a section of a type we don't know, of the wrong
+ * length, with a field out of range, anything after MIG_END or a stream
+ * that ends before it refuses the whole state with a message saying
+ * where (the front-end then fails the migration, and the source keeps
+ * the guest). A value that passes is applied as the guest itself could
+ * have set it: the guest's addresses go through the policy its own packets
+ * meet (ip_guest_seen()).
+ *
+ * A transfer is bounded: MIG_TIMEOUT_MS in all, at most MIG_SECTION_MAX
+ * bytes a section.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inany.h"
+#include "ip.h"
+#include "link.h"
+#include "log.h"
+#include "migrate.h"
+#include "passt.h"
+
+#define MIG_MAGIC		"pt-mig\r\n"
+#define MIG_MAGIC_LEN		8
+#define MIG_SECTION_MAX		(1U << 20)
+
+/* Section types */
+enum mig_section {
+	MIG_END = 0,
+	MIG_GUEST = 1,		/* struct mig_guest */
+};
+
+/**
+ * struct mig_header - the start of the state
+ * @magic:	MIG_MAGIC
+ * @version:	MIG_VERSION of the writer
+ * @flags:	none yet: 0
+ */
+struct mig_header {
+	char magic[MIG_MAGIC_LEN];
+	uint32_t version;
+	uint32_t flags;
+};
+
+static_assert(sizeof(struct mig_header) == 16, "header: no padding");
+
+/**
+ * struct mig_section_hdr - the start of a section
+ * @type:	enum mig_section
+ * @flags:	none yet: 0
+ * @len:	bytes that follow
+ */
+struct mig_section_hdr {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t len;
+};
+
+static_assert(sizeof(struct mig_section_hdr) == 8, "no padding");
+
+/**
+ * struct mig_guest - MIG_GUEST: what we learnt of the guest
+ * @mac:	its MAC address
+ * @pad:	0
+ * @addr4:	the IPv4 address it uses, 0 if none seen
+ * @addr6:	its global IPv6 address, unspecified if none seen
+ * @addr6_ll:	its link-local one
+ */
+struct mig_guest {
+	uint8_t mac[ETH_ADDR_LEN];
+	uint8_t pad[2];
+	struct in_addr addr4;
+	struct in6_addr addr6;
+	struct in6_addr addr6_ll;
+};
+
+static_assert(sizeof(struct mig_guest) == 44, "guest: no padding");
+
+/**
+ * mig_now_ms() - monotonic clock, for the transfer's deadline
+ *
+ * Return: milliseconds
+ */
+static int64_t mig_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/**
+ * mig_wait() - wait until the pipe is ready, within the deadline
+ * @io:		transfer, on a pipe
+ * @events:	POLLIN or POLLOUT
+ *
+ * Return: 0 if ready, -1 on timeout or error
+ */
+static int mig_wait(const struct mig_io *io, short events)
+{
+	struct pollfd p = { .fd = io->fd, .events = events };
+	int64_t left = io->deadline - mig_now_ms();
+	struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+
+	/* ppoll(), not poll(): one call on every architecture (seccomp) */
+	if (left <= 0 || ppoll(&p, 1, &ts, NULL) != 1) {
+		err("migration: state transfer timed out");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * mig_read() - read exactly this many bytes of the state
+ * @io:		transfer
+ * @buf:	where to, NULL to skip them
+ * @len:	bytes
+ *
+ * Return: 0 on success, -1 if the state ends first or can't be read
+ */
+int mig_read(struct mig_io *io, void *buf, size_t len)
+{
+	uint8_t skip[512], *p = buf;
+
+	if (io->fd < 0) {
+		if (len > io->len - io->off)
+			return -1;
+		if (buf)
+			memcpy(buf, io->mem + io->off, len);
+		io->off += len;
+		return 0;
+	}
+	while (len) {
+		size_t n = buf ? len : MIN(len, sizeof(skip));
+		ssize_t r = read(io->fd, buf ? p : skip, n);
+
+		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (mig_wait(io, POLLIN))
+				return -1;
+			continue;
+		}
+		if (r <= 0) {
+			if (r < 0)
+				err("migration: reading the state: %s",
+				    strerror(errno));
+			return -1;
+		}
+		if (buf)
+			p += r;
+		len -= r;
+	}
+	return 0;
+}
+
+/**
+ * mig_write() - write all of these bytes of the state
+ * @io:		transfer, on a pipe
+ * @buf:	bytes
+ * @len:	how many
+ *
+ * Return: 0 on success, -1 on failure
+ */
+int mig_write(struct mig_io *io, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t r = write(io->fd, p, len);
+
+		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (mig_wait(io, POLLOUT))
+				return -1;
+			continue;
+		}
+		if (r < 0) {
+			err("migration: writing the state: %s",
+			    strerror(errno));
+			return -1;
+		}
+		p += r;
+		len -= r;
+	}
+	return 0;
+}
+
+/**
+ * mig_section_start() - write a section's header
+ * @io:		transfer
+ * @type:	enum mig_section
+ * @len:	bytes of the section that follow
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int mig_section_start(struct mig_io *io, enum mig_section type,
+			     uint32_t len)
+{
+	struct mig_section_hdr h = { htons(type), 0, htonl(len) };
+
+	return mig_write(io, &h, sizeof(h));
+}
+
+/**
+ * mig_guest_save() - MIG_GUEST: the guest's MAC and addresses
+ * @io:		transfer
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int mig_guest_save(struct mig_io *io)
+{
+	struct mig_guest g = { 0 };
+
+	memcpy(g.mac, link_guest_mac(), ETH_ADDR_LEN);
+	ip_guest_addrs(&g.addr4, &g.addr6, &g.addr6_ll);
+	if (mig_section_start(io, MIG_GUEST, sizeof(g)))
+		return -1;
+	return mig_write(io, &g, sizeof(g));
+}
+
+/**
+ * mig_guest_load() - MIG_GUEST: take the guest's MAC and addresses
+ * @io:		transfer
+ * @len:	section length
+ *
+ * Return: 0 on success, -1 if the section is wrong
+ */
+static int mig_guest_load(struct mig_io *io, uint32_t len)
+{
+	static const uint8_t none[ETH_ADDR_LEN] = { 0 },
+			     bcast[ETH_ADDR_LEN] = { 0xff, 0xff, 0xff, 0xff,
+						     0xff, 0xff };
+	const struct in6_addr *a6[2];
+	struct mig_guest g;
+	union inany_addr a;
+	unsigned int i;
+
+	if (len != sizeof(g) || mig_read(io, &g, sizeof(g))) {
+		err("migration: guest section of %u bytes", len);
+		return -1;
+	}
+	/* Broadcast: the source never heard from the guest */
+	if (memcmp(g.mac, bcast, ETH_ADDR_LEN)) {
+		if ((g.mac[0] & 1) || !memcmp(g.mac, none, ETH_ADDR_LEN)) {
+			err("migration: guest MAC address isn't unicast");
+			return -1;
+		}
+		link_guest_mac_seen(g.mac);
+	}
+	if (g.pad[0] || g.pad[1]) {
+		err("migration: guest section padding isn't 0");
+		return -1;
+	}
+	if (g.addr4.s_addr) {
+		inany_from_v4(&a, g.addr4);
+		ip_guest_seen(&a);
+	}
+	a6[0] = &g.addr6;
+	a6[1] = &g.addr6_ll;
+	for (i = 0; i < 2; i++) {
+		a.a6 = *a6[i];
+		if (!inany_v4(&a))	/* IPv4-mapped: not the guest's IPv6 */
+			ip_guest_seen(&a);
+	}
+	return 0;
+}
+
+/**
+ * mig_save() - write our state, from the header to MIG_END
+ * @c:		execution context
+ * @io:		transfer
+ *
+ * Return: true on success
+ */
+bool mig_save(struct ctx *c, struct mig_io *io)
+{
+	struct mig_header h = { MIG_MAGIC, htonl(MIG_VERSION), 0 };
+
+	(void)c;
+	return !mig_write(io, &h, sizeof(h)) && !mig_guest_save(io) &&
+	       !mig_section_start(io, MIG_END, 0);
+}
+
+/**
+ * mig_header_load() - read and check the header
+ * @io:		transfer
+ *
+ * Return: 0 if it is ours, of a version we read; -1 otherwise
+ */
+static int mig_header_load(struct mig_io *io)
+{
+	struct mig_header h;
+
+	if (mig_read(io, &h, sizeof(h)) ||
+	    memcmp(h.magic, MIG_MAGIC, MIG_MAGIC_LEN)) {
+		err("migration: not our state (no header)");
+		return -1;
+	}
+	if (ntohl(h.version) != MIG_VERSION || h.flags) {
+		err("migration: state of version %u (flags %#x), we read %u",
+		    ntohl(h.version), ntohl(h.flags), MIG_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * mig_load() - read the source's state and take it, section by section
+ * @c:		execution context
+ * @io:		transfer
+ *
+ * Return: true if the whole state was read and taken
+ */
+bool mig_load(struct ctx *c, struct mig_io *io)
+{
+	unsigned int n;
+
+	(void)c;
+	if (mig_header_load(io))
+		return false;
+	for (n = 0;; n++) {
+		struct mig_section_hdr h;
+		uint32_t len;
+		uint8_t more;
+
+		if (mig_read(io, &h, sizeof(h))) {
+			err("migration: state ends before its end mark");
+			return false;
+		}
+		len = ntohl(h.len);
+		if (h.flags || len > MIG_SECTION_MAX) {
+			err("migration: section %u: flags %#x, %u bytes", n,
+			    ntohs(h.flags), len);
+			return false;
+		}
+		switch (ntohs(h.type)) {
+		case MIG_END:
+			if (len || !mig_read(io, &more, 1)) {
+				err("migration: data past the end mark");
+				return false;
+			}
+			return true;
+		case MIG_GUEST:
+			if (mig_guest_load(io, len))
+				return false;
+			break;
+		default:
+			err("migration: section %u of unknown type %u", n,
+			    ntohs(h.type));
+			return false;
+		}
+	}
+}
+
+/**
+ * mig_transfer() - run a device state transfer the front-end asked for
+ * @c:		execution context
+ * @fd:		its pipe, closed here: the end of our state, for a save
+ * @save:	write our state, else read the source's
+ *
+ * Return: true if it went through
+ */
+bool mig_transfer(struct ctx *c, int fd, bool save)
+{
+	struct mig_io io = { .fd = fd, .deadline = mig_now_ms() +
+						   MIG_TIMEOUT_MS };
+	int64_t t0 = mig_now_ms();
+	bool ok = save ? mig_save(c, &io) : mig_load(c, &io);
+
+	close(fd);
+	if (ok)
+		info("migration: state %s in %lld ms", save ? "saved" : "loaded",
+		     (long long)(mig_now_ms() - t0));
+	else
+		err("migration: state not %s", save ? "saved" : "loaded");
+	return ok;
+}
