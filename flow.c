@@ -457,7 +457,7 @@ void flow_close_all(struct ctx *c)
 
 		if (f->type == FLOW_FREE)
 			continue;
-		if (!f->closing && flow_ops(f)->abort)
+		if (!f->closing && !f->frozen && flow_ops(f)->abort)
 			flow_ops(f)->abort(c, i);
 		else
 			flow_close(i);
@@ -527,7 +527,7 @@ int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 	for (i = 0; i < flow_hwm; i++) {
 		const struct flow_common *f = &flowtab[i].f;
 
-		if (f->type == FLOW_FREE || f->closing ||
+		if (f->type == FLOW_FREE || f->closing || f->frozen ||
 		    flow_ops(f)->loopback ||
 		    !flow_uses_gone(i, host, n_host, guest, n_guest))
 			continue;

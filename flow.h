@@ -72,6 +72,9 @@ struct flow_key {
  * @budget:	enum flow_budget it counts against
  * @answered:	a datagram flow (UDP, ICMP echo) has had one back from the
  *		side its first datagram went to: see flow_dgram_seen()
+ * @frozen:	migration moved it to another passt, which shares its
+ *		socket: left alone here, closed without a word, unless the
+ *		move fails and it resumes (migrate.c)
  * @serial:	allocation number, to know it again (flow_evict())
  * @key:	addresses and ports
  * @active_at:	last datagram either way (ms): UDP and ICMP flows expire
@@ -83,6 +86,7 @@ struct flow_common {
 	bool hashed;
 	uint8_t budget;
 	bool answered;
+	bool frozen;
 	uint32_t serial;
 	struct flow_key key;
 	int64_t active_at;

@@ -314,6 +314,10 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	 */
 	ONLY(__NR_mmap, 3, MAP_SHARED | MAP_NORESERVE), ANY(__NR_munmap),
 	ANY(__NR_ppoll),
+	/* migration: the other passt, which our sockets go to or come from,
+	 * must run as our user (migrate.c)
+	 */
+	ANY(__NR_geteuid),
 	/* signals (SIGSYS's handler), the end: passt's socket file */
 	ANY(__NR_rt_sigreturn), ANY(__NR_unlinkat), ANY(__NR_exit_group),
 #ifdef __SANITIZE_ADDRESS__

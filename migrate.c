@@ -13,6 +13,14 @@
  *	       that many bytes; integers in network order
  *   last:     MIG_END, empty, then the end of the pipe
  *
+ * Sections, in order: MIG_GUEST (the guest's MAC and addresses),
+ * MIG_HANDOVER (where a target on this host fetches our sockets,
+ * mig_handover.c), one MIG_TCP per established connection
+ * (tcp_migrate.c). Once saved, those connections are frozen here: if the
+ * guest runs here again (the move failed, or was cancelled), they resume
+ * (mig_resume()); if the front-end goes away, they are closed without a
+ * word, the target has them.
+ *
  * Loading trusts nothing: a section of a type we don't know, of the wrong
  * length, with a field out of range, anything after MIG_END or a stream
  * that ends before it refuses the whole state with a message saying
@@ -26,29 +34,22 @@
  */
 
 #include <arpa/inet.h>
-#include <errno.h>
-#include <poll.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "inany.h"
 #include "ip.h"
 #include "link.h"
 #include "log.h"
+#include "mig_handover.h"
 #include "migrate.h"
 #include "passt.h"
+#include "tcp.h"
+#include "tcp_migrate.h"
 
 #define MIG_MAGIC		"pt-mig\r\n"
 #define MIG_MAGIC_LEN		8
 #define MIG_SECTION_MAX		(1U << 20)
-
-/* Section types */
-enum mig_section {
-	MIG_END = 0,
-	MIG_GUEST = 1,		/* struct mig_guest */
-};
 
 /**
  * struct mig_header - the start of the state
@@ -63,20 +64,6 @@ struct mig_header {
 };
 
 static_assert(sizeof(struct mig_header) == 16, "header: no padding");
-
-/**
- * struct mig_section_hdr - the start of a section
- * @type:	enum mig_section
- * @flags:	none yet: 0
- * @len:	bytes that follow
- */
-struct mig_section_hdr {
-	uint16_t type;
-	uint16_t flags;
-	uint32_t len;
-};
-
-static_assert(sizeof(struct mig_section_hdr) == 8, "no padding");
 
 /**
  * struct mig_guest - MIG_GUEST: what we learnt of the guest
@@ -96,128 +83,10 @@ struct mig_guest {
 
 static_assert(sizeof(struct mig_guest) == 44, "guest: no padding");
 
-/**
- * mig_now_ms() - monotonic clock, for the transfer's deadline
- *
- * Return: milliseconds
+/* Connections frozen here since we saved our state, until the guest runs
+ * here again (mig_resume()). Owner: this file.
  */
-static int64_t mig_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/**
- * mig_wait() - wait until the pipe is ready, within the deadline
- * @io:		transfer, on a pipe
- * @events:	POLLIN or POLLOUT
- *
- * Return: 0 if ready, -1 on timeout or error
- */
-static int mig_wait(const struct mig_io *io, short events)
-{
-	struct pollfd p = { .fd = io->fd, .events = events };
-	int64_t left = io->deadline - mig_now_ms();
-	struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
-
-	/* ppoll(), not poll(): one call on every architecture (seccomp) */
-	if (left <= 0 || ppoll(&p, 1, &ts, NULL) != 1) {
-		err("migration: state transfer timed out");
-		return -1;
-	}
-	return 0;
-}
-
-/**
- * mig_read() - read exactly this many bytes of the state
- * @io:		transfer
- * @buf:	where to, NULL to skip them
- * @len:	bytes
- *
- * Return: 0 on success, -1 if the state ends first or can't be read
- */
-int mig_read(struct mig_io *io, void *buf, size_t len)
-{
-	uint8_t skip[512], *p = buf;
-
-	if (io->fd < 0) {
-		if (len > io->len - io->off)
-			return -1;
-		if (buf)
-			memcpy(buf, io->mem + io->off, len);
-		io->off += len;
-		return 0;
-	}
-	while (len) {
-		size_t n = buf ? len : MIN(len, sizeof(skip));
-		ssize_t r = read(io->fd, buf ? p : skip, n);
-
-		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			if (mig_wait(io, POLLIN))
-				return -1;
-			continue;
-		}
-		if (r <= 0) {
-			if (r < 0)
-				err("migration: reading the state: %s",
-				    strerror(errno));
-			return -1;
-		}
-		if (buf)
-			p += r;
-		len -= r;
-	}
-	return 0;
-}
-
-/**
- * mig_write() - write all of these bytes of the state
- * @io:		transfer, on a pipe
- * @buf:	bytes
- * @len:	how many
- *
- * Return: 0 on success, -1 on failure
- */
-int mig_write(struct mig_io *io, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t r = write(io->fd, p, len);
-
-		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			if (mig_wait(io, POLLOUT))
-				return -1;
-			continue;
-		}
-		if (r < 0) {
-			err("migration: writing the state: %s",
-			    strerror(errno));
-			return -1;
-		}
-		p += r;
-		len -= r;
-	}
-	return 0;
-}
-
-/**
- * mig_section_start() - write a section's header
- * @io:		transfer
- * @type:	enum mig_section
- * @len:	bytes of the section that follow
- *
- * Return: 0 on success, -1 on failure
- */
-static int mig_section_start(struct mig_io *io, enum mig_section type,
-			     uint32_t len)
-{
-	struct mig_section_hdr h = { htons(type), 0, htonl(len) };
-
-	return mig_write(io, &h, sizeof(h));
-}
+static bool mig_frozen;
 
 /**
  * mig_guest_save() - MIG_GUEST: the guest's MAC and addresses
@@ -284,6 +153,21 @@ static int mig_guest_load(struct mig_io *io, uint32_t len)
 }
 
 /**
+ * mig_resume() - the guest runs here again after we saved our state: the
+ *		  move failed, our frozen connections go on
+ * @c:		execution context
+ */
+void mig_resume(struct ctx *c)
+{
+	if (!mig_frozen)
+		return;
+	mig_frozen = false;
+	mig_handover_close(c);
+	info("migration: the guest runs here again, %u connections resumed",
+	     tcp_mig_thaw(c));
+}
+
+/**
  * mig_save() - write our state, from the header to MIG_END
  * @c:		execution context
  * @io:		transfer
@@ -293,10 +177,14 @@ static int mig_guest_load(struct mig_io *io, uint32_t len)
 bool mig_save(struct ctx *c, struct mig_io *io)
 {
 	struct mig_header h = { MIG_MAGIC, htonl(MIG_VERSION), 0 };
+	bool ok;
 
-	(void)c;
-	return !mig_write(io, &h, sizeof(h)) && !mig_guest_save(io) &&
-	       !mig_section_start(io, MIG_END, 0);
+	tcp_batch_end(c);	/* nothing pending on a socket that moves */
+	ok = !mig_write(io, &h, sizeof(h)) && !mig_guest_save(io) &&
+	     !mig_handover_save(c, io) && !tcp_mig_save(c, io) &&
+	     !mig_section_start(io, MIG_END, 0);
+	mig_frozen = mig_handover_count() > 0;
+	return ok;
 }
 
 /**
@@ -323,17 +211,16 @@ static int mig_header_load(struct mig_io *io)
 }
 
 /**
- * mig_load() - read the source's state and take it, section by section
+ * mig_sections_load() - the header, then every section, checked
  * @c:		execution context
  * @io:		transfer
  *
  * Return: true if the whole state was read and taken
  */
-bool mig_load(struct ctx *c, struct mig_io *io)
+static bool mig_sections_load(struct ctx *c, struct mig_io *io)
 {
 	unsigned int n;
 
-	(void)c;
 	if (mig_header_load(io))
 		return false;
 	for (n = 0;; n++) {
@@ -362,12 +249,35 @@ bool mig_load(struct ctx *c, struct mig_io *io)
 			if (mig_guest_load(io, len))
 				return false;
 			break;
+		case MIG_HANDOVER:
+			if (mig_handover_load(io, len))
+				return false;
+			break;
+		case MIG_TCP:
+			if (tcp_mig_load(c, io, len))
+				return false;
+			break;
 		default:
 			err("migration: section %u of unknown type %u", n,
 			    ntohs(h.type));
 			return false;
 		}
 	}
+}
+
+/**
+ * mig_load() - read the source's state and take it, section by section
+ * @c:		execution context
+ * @io:		transfer
+ *
+ * Return: true if the whole state was read and taken
+ */
+bool mig_load(struct ctx *c, struct mig_io *io)
+{
+	bool ok = mig_sections_load(c, io);
+
+	mig_handover_release();
+	return ok;
 }
 
 /**
@@ -386,6 +296,8 @@ bool mig_transfer(struct ctx *c, int fd, bool save)
 	bool ok = save ? mig_save(c, &io) : mig_load(c, &io);
 
 	close(fd);
+	if (save && !ok)
+		mig_resume(c);
 	if (ok)
 		info("migration: state %s in %lld ms", save ? "saved" : "loaded",
 		     (long long)(mig_now_ms() - t0));
@@ -393,3 +305,4 @@ bool mig_transfer(struct ctx *c, int fd, bool save)
 		err("migration: state not %s", save ? "saved" : "loaded");
 	return ok;
 }
+

@@ -31,6 +31,7 @@
 #include "ip.h"
 #include "isolation.h"
 #include "log.h"
+#include "mig_handover.h"
 #include "migrate.h"
 #include "ndp.h"
 #include "passt.h"
@@ -220,6 +221,8 @@ static void vu_handler(struct ctx *c, uint32_t events)
 	fd = vu_state_take(&save);
 	if (fd >= 0)
 		vu_state_done(mig_transfer(c, fd, save));
+	else if (vu_running())
+		mig_resume(c);
 }
 
 /**
@@ -244,6 +247,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		break;
 	case EPOLL_TYPE_TAP_LISTEN:
 		stream_listen_handler(c, ev->events);
+		break;
+	case EPOLL_TYPE_MIG_HANDOVER:
+		mig_handover_serve(c);
 		break;
 	case EPOLL_TYPE_SIGNAL:
 		signal_handler(c);

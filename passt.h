@@ -49,6 +49,8 @@ enum epoll_type {
 	EPOLL_TYPE_CTL_LISTEN,	/* -c: the control socket */
 	EPOLL_TYPE_CTL,		/* a client of it */
 	EPOLL_TYPE_VHOST_KICK,	/* a vhost-user ring's kick eventfd */
+	EPOLL_TYPE_MIG_HANDOVER,	/* migration: where the target
+					 * fetches our sockets */
 	EPOLL_TYPE_MAX,
 };
 

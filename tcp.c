@@ -1960,7 +1960,8 @@ void tcp_batch_end(struct ctx *c)
 		struct tcp_conn *conn = &flowtab[tcp_touched[i]].tcp;
 		uint32_t wnd;
 
-		if (conn->f.type != FLOW_TCP || conn->f.closing)
+		if (conn->f.type != FLOW_TCP || conn->f.closing ||
+		    conn->f.frozen)
 			continue;
 		if (conn->pending & TCP_DATA_DUE) {
 			conn->pending &= ~TCP_DATA_DUE;
@@ -2150,7 +2151,8 @@ int64_t tcp_timer(struct ctx *c)
 			continue;
 		}
 		tcp_due[i] = 0;
-		if (conn->f.type != FLOW_TCP || conn->f.closing)
+		if (conn->f.type != FLOW_TCP || conn->f.closing ||
+		    conn->f.frozen)
 			continue;
 		if (conn->rto_at && conn->rto_at <= c->now)
 			tcp_timeout(c, conn);
@@ -2303,6 +2305,66 @@ static void tcp_flow_reset(struct ctx *c, int idx)
 static int tcp_flow_sock(int idx)
 {
 	return flowtab[idx].tcp.sock;
+}
+
+/**
+ * tcp_conn_freeze() - stop a connection that migration moves: another
+ *		       passt takes its socket, this one keeps it only to
+ *		       resume if the move fails
+ * @c:		execution context
+ * @idx:	flow index, established
+ *
+ * Nothing here touches the socket from now on: no events, no timers, no
+ * pending work (tcp_batch_end() ran before the state was taken).
+ */
+void tcp_conn_freeze(struct ctx *c, int idx)
+{
+	struct tcp_conn *conn = &flowtab[idx].tcp;
+
+	epoll_ref_del(c, conn->sock);
+	conn->f.frozen = true;
+	conn->pending = 0;
+	tcp_due[idx] = 0;
+}
+
+/**
+ * tcp_conn_resume() - put a connection to work: one that migration brought
+ *		       here, or one it froze and gave back
+ * @c:		execution context
+ * @idx:	flow index, its socket set
+ *
+ * As if the guest had just been heard from: the keepalive clock starts
+ * again, unacknowledged data gets a retransmission timer, and the end of
+ * the batch sends what the socket holds, or an ACK with our window.
+ */
+void tcp_conn_resume(struct ctx *c, int idx)
+{
+	struct tcp_conn *conn = &flowtab[idx].tcp;
+
+	conn->f.frozen = false;
+	epoll_ref_add(c, conn->sock, EPOLL_TYPE_TCP, idx, conn->epoll_events);
+	conn->tap_seen_at = c->now;
+	conn->rto_at = conn->wnd_check_at = conn->idle_at = 0;
+	tcp_idle_arm(conn, c->now + tcp_host.ka_time_ms);
+	if (conn->seq_to_tap != conn->seq_ack_from_tap)
+		tcp_rto_arm(c, conn);
+	tcp_touch(c, conn, TCP_ACK_NOW | TCP_DATA_DUE);
+}
+
+/**
+ * tcp_rst_to_guest() - reset a guest's connection we have no socket for
+ * @c:		execution context
+ * @key:	flow key
+ * @seq:	our sequence number, where the guest expects the next byte
+ */
+void tcp_rst_to_guest(struct ctx *c, const struct flow_key *key, uint32_t seq)
+{
+	uint8_t buf[FRAME_L4_OFF + TCP_HDR_LEN] __attribute__((aligned(8)));
+	struct tcp_conn tmp = { .f.key = *key, .seq_to_tap = seq };
+	struct link_frame frame;
+
+	frame = tcp_hdr_fill(c, &tmp, buf, seq, TH_RST, 0, 0);
+	link_send(c, &frame, 1);
 }
 
 static const struct flow_type_ops tcp_flow_ops = {

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "flow.h"
 #include "ip.h"
 #include "passt.h"
 #include "pkt.h"
@@ -18,5 +19,8 @@ void tcp_batch_end(struct ctx *c);
 void tcp_link_room(struct ctx *c);
 int64_t tcp_timer(struct ctx *c);
 void tcp_stats(const struct ctx *c);
+void tcp_conn_freeze(struct ctx *c, int idx);
+void tcp_conn_resume(struct ctx *c, int idx);
+void tcp_rst_to_guest(struct ctx *c, const struct flow_key *key, uint32_t seq);
 
 #endif /* TCP_H */

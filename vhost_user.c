@@ -927,6 +927,17 @@ int vu_state_take(bool *save)
 }
 
 /**
+ * vu_running() - are both rings started? After a migration's device state
+ *		  was saved, the guest runs here again: the move failed
+ *
+ * Return: true if so
+ */
+bool vu_running(void)
+{
+	return vu_ready(&vu.q[VU_RX]) && vu_ready(&vu.q[VU_TX]);
+}
+
+/**
  * vu_state_done() - how the transfer went, for CHECK_DEVICE_STATE
  * @ok:		it did, whole
  */
@@ -1052,6 +1063,36 @@ static int vu_mem_table(const struct vu_msg *m, const int *fds,
 }
 
 /**
+ * vu_ring_started() - a ring may work now: interrupt the guest once, and
+ *		       what waits for room on the receive ring tries again
+ * @q:		ring that changed
+ *
+ * After a migration, the guest may wait for an interrupt the source's
+ * QEMU never delivered (for chains we used just before it stopped): with
+ * event indices, none would come until the guest asks again, which it
+ * doesn't while it waits. One more interrupt than needed is harmless. And
+ * a guest whose receive buffers are there already won't kick for them: the
+ * target's receive ring starts full of them.
+ */
+static void vu_ring_started(const struct vu_queue *q)
+{
+	static const uint64_t one = 1;
+	char str[200];
+
+	if (!vu_ready(q))
+		return;
+	if (log_debug_enabled()) {
+		vq_state_str(&q->vq, str, sizeof(str));
+		debug("vhost-user: %s ring started: %s, call %d",
+		      q == &vu.q[VU_RX] ? "receive" : "transmit", str, q->call);
+	}
+	if (q->call >= 0 && write(q->call, &one, sizeof(one)) < 0)
+		debug("vhost-user: call eventfd: %s", strerror(errno));
+	if (q == &vu.q[VU_RX])
+		link_room_back();
+}
+
+/**
  * vu_vring_fd() - SET_VRING_KICK or SET_VRING_CALL: a ring's eventfd
  * @c:		execution context
  * @m:		message
@@ -1081,13 +1122,21 @@ static int vu_vring_fd(struct ctx *c, const struct vu_msg *m, int *fds,
 	*slot = fd;
 	if (fd >= 0)
 		fds[0] = -1;
-	if (slot != &q->kick)
+	if (slot != &q->kick) {
+		/* A new call eventfd (the front-end masked or unmasked the
+		 * guest's interrupt, or started the ring): what we signalled
+		 * on the old one may be lost, signal again
+		 */
+		q->vq.signalled_unknown = true;
+		vu_ring_started(q);
 		return 0;
+	}
 	q->started = fd >= 0;
 	if (!vu_has(VU_F_PROTOCOL_FEATURES))
 		q->enabled = true;
 	if (fd >= 0)
 		epoll_ref_add(c, fd, EPOLL_TYPE_VHOST_KICK, q - vu.q, EPOLLIN);
+	vu_ring_started(q);
 	return 0;
 }
 
@@ -1113,6 +1162,7 @@ static int vu_vring_state(struct vu_msg *m)
 		return 0;
 	case VU_SET_VRING_BASE:
 		q->vq.last_avail = q->vq.used_idx = q->vq.signalled = num;
+		q->vq.signalled_unknown = true;
 		return 0;
 	case VU_GET_VRING_BASE:
 		q->started = false;	/* the front-end stops the ring */
@@ -1121,6 +1171,7 @@ static int vu_vring_state(struct vu_msg *m)
 		return 1;
 	default:
 		q->enabled = num;
+		vu_ring_started(q);
 		return 0;
 	}
 }

@@ -13,6 +13,7 @@ void vu_sock_handler(struct ctx *c, uint32_t events);
 bool vu_kick_handler(struct ctx *c, uint32_t idx);
 int vu_state_take(bool *save);
 void vu_state_done(bool ok);
+bool vu_running(void);
 void vu_stats(void);
 void vu_print_capabilities(void);
 

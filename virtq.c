@@ -323,6 +323,10 @@ bool vq_notify_due(struct virtq *vq)
 	if (old == vq->used_idx)
 		return false;
 	vq->signalled = vq->used_idx;
+	if (vq->signalled_unknown) {
+		vq->signalled_unknown = false;
+		return true;
+	}
 	if (!vq->event_idx)
 		return !(le16toh(__atomic_load_n(&vq->avail->flags,
 						 __ATOMIC_RELAXED)) &

@@ -67,6 +67,8 @@ struct vq_log {
  * @last_avail:	next index of @avail we take
  * @used_idx:	next index of @used we fill (published by vq_publish())
  * @signalled:	@used_idx when we last notified the guest
+ * @signalled_unknown: not since the ring's base was set: the guest may wait
+ *		for any chain (after a migration, for ones the source used)
  * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
  * @log:	where our writes to guest memory are logged, NULL if not
  * @used_log:	guest physical address of the used ring for @log, if its
@@ -81,6 +83,7 @@ struct virtq {
 	uint16_t last_avail;
 	uint16_t used_idx;
 	uint16_t signalled;
+	bool signalled_unknown;
 	bool event_idx;
 	const struct vq_log *log;
 	uint64_t used_log;

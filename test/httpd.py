@@ -7,6 +7,10 @@ Usage: httpd.py --bind ADDR --port PORT --dir DIR [--pidfile FILE]
   GET  /NAME          serve DIR/NAME (Content-Length, streamed with sendfile)
   PUT  /NAME          store the request body in DIR/NAME (Content-Length or
   POST /NAME          chunked), reply 201 with the body's sha256 in hex
+  GET  /NAME?rate=R   the same, paced to R bytes a second
+  PUT  /NAME?rate=R   the same, the body read at R bytes a second (the
+                      client's data waits, windows close: long enough for
+                      something to happen to the connection meanwhile)
   GET  /reset?bytes=N announce 64 MiB, send N bytes, then abort the
                       connection with SO_LINGER {1, 0} so the client sees
                       an RST in the middle of the transfer
@@ -28,6 +32,7 @@ import socket
 import socketserver
 import struct
 import sys
+import time
 import urllib.parse
 
 from pidfile import write_pidfile
@@ -57,6 +62,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not name or "/" in name or name in (".", ".."):
             return None
         return os.path.join(self.server.dir, name)
+
+    def _rate(self):
+        """Bytes a second the request asks for (?rate=R), 0 for no pacing."""
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        try:
+            return max(int(query.get("rate", ["0"])[0]), 0)
+        except ValueError:
+            return 0
+
+    def _pace(self, start, done, rate):
+        """Sleep until done bytes are due at rate since start."""
+        if rate:
+            ahead = start + done / rate - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
 
     def _reply_text(self, code, text):
         body = text.encode()
@@ -89,8 +109,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(size))
             self.end_headers()
             self.wfile.flush()
-            if size:
+            rate = self._rate()
+            if size and not rate:
                 self.connection.sendfile(f)
+            start, done = time.monotonic(), 0
+            while rate and done < size:
+                data = f.read(CHUNK // 4)
+                self.connection.sendall(data)
+                done += len(data)
+                self._pace(start, done, rate)
 
     def _reset(self, query):
         try:
@@ -153,11 +180,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         tmp = path + ".part.%d" % os.getpid()
         h = hashlib.sha256()
+        rate, start, done = self._rate(), time.monotonic(), 0
         try:
             with open(tmp, "wb") as f:
                 for data in self._body_chunks():
                     h.update(data)
                     f.write(data)
+                    done += len(data)
+                    self._pace(start, done, rate)
         except (ConnectionError, ValueError):
             os.unlink(tmp)
             self.close_connection = True

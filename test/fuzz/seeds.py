@@ -165,6 +165,17 @@ def mig_guest():
         socket.inet_pton(socket.AF_INET6, "fe80::10")
 
 
+def mig_tcp():
+    """A TCP section: guest 192.0.2.10:40000 to 198.51.100.1:80, established,
+    its socket at position 0 of a handover that never came."""
+    def v4(a):
+        return b"\0" * 10 + b"\xff\xff" + socket.inet_pton(socket.AF_INET, a)
+    return v4("192.0.2.10") + v4("198.51.100.1") + \
+        struct.pack("!HHBBBBHHI", 40000, 80, 4, 0, 7, 7, 1460, 0, 0x80000005) + \
+        struct.pack("!10I", 1000, 1000, 1000, 5000, 5000, 65535, 65535, 200,
+                    0, 0) + v4("198.51.100.1") + struct.pack("!HH", 80, 0)
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -209,6 +220,8 @@ def main():
         (VQ_GPA + 0x2000, 8192, 2, 0)], [0], True, True))
     write(os.path.join(top, "migrate", "guest"), mig_state([(1, mig_guest())]))
     write(os.path.join(top, "migrate", "empty"), mig_state([]))
+    write(os.path.join(top, "migrate", "tcp"),
+          mig_state([(1, mig_guest()), (3, mig_tcp())]))
 
 
 if __name__ == "__main__":

@@ -1,17 +1,45 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# migrate: the host moves this guest to another QEMU while it waits here,
-# asking http://$PT_srv:$PT_port/migrated every 0.2 s (each try bounded to
-# 3 s: a connection the move cuts doesn't hold it) until the host puts
-# that file there, at most $PT_mwait s; then downloads $PT_file through the
-# new QEMU's passt and reports its sha256.
+# migrate: the host moves this guest to another QEMU while it transfers.
+# A download of $PT_file from http://$PT_srv:$PT_port paced to $PT_rate
+# bytes/s, and an upload of $PT_upmib MiB read by the server at half that,
+# both started before "PT-READY migrate"; their results (sha256 of the
+# download, the server's of the upload) once both end. Then it asks for
+# http://$PT_srv:$PT_port/migrated every 0.2 s (each try bounded to 3 s)
+# until the host puts that file there, at most $PT_mwait s, and downloads
+# $PT_file again, unpaced, on a new connection.
 . /tests/lib.sh
 
+url="http://$PT_srv:$PT_port"
+rate=${PT_rate:-2097152}
+head -c $((${PT_upmib:-4} * 1048576)) /dev/urandom | tr '\000' '\001' >/tmp/up
+up_sha=$(pt_sha /tmp/up)
+timeout 90 wget -q -O /tmp/paced "$url/$PT_file?rate=$rate" \
+	>/tmp/paced.err 2>&1 &
+dl=$!
+timeout 90 wget -q -O /tmp/up.resp --post-file=/tmp/up \
+	--header "Content-Type: application/octet-stream" \
+	"$url/up.bin?rate=$((rate / 2))" >/tmp/up.err 2>&1 &
+up=$!
+sleep 0.5
 echo "PT-READY migrate"
+if wait "$dl"; then
+	pt_fact paced_sha "$(pt_sha /tmp/paced)"
+	pt_result ok paced_download
+else
+	pt_result fail paced_download "wget: $(tr '\n' ' ' </tmp/paced.err)"
+fi
+if wait "$up" && [ "$(tr -d '\r\n' </tmp/up.resp)" = "$up_sha" ]; then
+	pt_result ok paced_upload
+else
+	pt_result fail paced_upload "server has '$(tr -d '\r\n' </tmp/up.resp)'" \
+		"sent $up_sha; $(tr '\n' ' ' </tmp/up.err)"
+fi
+rm -f /tmp/paced /tmp/up /tmp/up.resp
+
 n=$((${PT_mwait:-120} * 5))
 while [ "$n" -gt 0 ]; do
-	timeout 3 wget -q -O /tmp/m "http://$PT_srv:$PT_port/migrated" \
-		2>/dev/null && break
+	timeout 3 wget -q -O /tmp/m "$url/migrated" 2>/dev/null && break
 	sleep 0.2
 	n=$((n - 1))
 done
@@ -19,6 +47,5 @@ if [ "$n" -eq 0 ]; then
 	pt_result fail migrate "never heard the host's word"
 	exit 0
 fi
-pt_fact migrate_word "$(cat /tmp/m)"
 pt_result ok migrate
 . /tests/download.sh

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp_migrate.c - a guest's TCP connections in its migration's state
+ *
+ * Theory of operation: our side of a connection (the guest's sequence
+ * numbers, windows, scales, what it was sent and acknowledged) goes into
+ * the state as one MIG_TCP section (struct mig_tcp), beside the position
+ * of its host socket among those migrate.c hands over. The host socket
+ * itself moves whole: on the same host, the target takes the source's
+ * very socket (a descriptor passed over a UNIX socket, migrate.c), kernel
+ * state, queues, peek offset and all, so neither the guest nor the host
+ * peer can tell. The source freezes its connections (tcp_conn_freeze()):
+ * they resume if the move fails, and are closed without a word otherwise.
+ *
+ * Only established connections move; one still in its handshake is left
+ * behind, the guest's SYN retries do the rest. A connection whose socket
+ * the target can't get is reset towards the guest, at once, rather than
+ * left to hang.
+ *
+ * Everything loaded is checked: the phase, every flag and scale in range,
+ * sequence numbers and windows consistent with each other, the guest's
+ * address one it uses, the flow new, and the socket a connected TCP socket
+ * whose peer is the one the source had.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "flow.h"
+#include "flow_table.h"
+#include "inany.h"
+#include "ip.h"
+#include "log.h"
+#include "mig_handover.h"
+#include "mig_io.h"
+#include "passt.h"
+#include "tcp.h"
+#include "tcp_conn.h"
+#include "tcp_migrate.h"
+
+#define MIG_TCP_SEQ_SPAN	(1U << 30)	/* sent, unacknowledged: at most */
+#define MIG_TCP_WND_MAX		(0xffffU << 14)
+#define MIG_TCP_MSS_MIN		536
+#define MIG_TCP_RTO_MAX_MS	120000
+#define MIG_TCP_EVENTS		(EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
+#define MIG_TCP_CLOSE_BITS	0x1f
+
+/**
+ * struct mig_tcp - MIG_TCP: one connection, integers in network order
+ * @gaddr:	the guest's address (flow key)
+ * @paddr:	the peer's, as the guest sees it
+ * @gport:	the guest's port
+ * @pport:	the peer's
+ * @phase:	enum tcp_phase: TCP_PHASE_ESTABLISHED
+ * @close:	TCP_SOCK_EOF ... bits
+ * @ws_from_tap: the guest's window scale
+ * @ws_to_tap:	ours
+ * @mss_to_tap:	largest segment we send the guest
+ * @pad:	0
+ * @epoll_events: what the socket waits for
+ * @seq_to_tap:	...and the rest as struct tcp_conn has them
+ * @seq_max_to_tap:	see there
+ * @seq_ack_from_tap:	see there
+ * @seq_from_tap:	see there
+ * @seq_ack_to_tap:	see there
+ * @wnd_from_tap:	see there
+ * @wnd_to_tap:		see there
+ * @rto_ms:	retransmission timeout
+ * @discard:	bytes the guest acknowledged, still in the socket
+ * @sock:	position of its socket in the handover
+ * @peer:	the socket's peer, to check the one handed over
+ * @peer_port:	its port
+ * @pad2:	0
+ */
+struct mig_tcp {
+	struct in6_addr gaddr;
+	struct in6_addr paddr;
+	uint16_t gport;
+	uint16_t pport;
+	uint8_t phase;
+	uint8_t close;
+	uint8_t ws_from_tap;
+	uint8_t ws_to_tap;
+	uint16_t mss_to_tap;
+	uint16_t pad;
+	uint32_t epoll_events;
+	uint32_t seq_to_tap;
+	uint32_t seq_max_to_tap;
+	uint32_t seq_ack_from_tap;
+	uint32_t seq_from_tap;
+	uint32_t seq_ack_to_tap;
+	uint32_t wnd_from_tap;
+	uint32_t wnd_to_tap;
+	uint32_t rto_ms;
+	uint32_t discard;
+	uint32_t sock;
+	struct in6_addr peer;
+	uint16_t peer_port;
+	uint16_t pad2;
+};
+
+static_assert(sizeof(struct mig_tcp) == 108, "mig_tcp: no padding");
+
+/**
+ * tcp_mig_peer() - the host-side peer of a socket, as an address and port
+ * @s:		socket
+ * @a:		address, set
+ * @port:	port, set (host order)
+ *
+ * Return: 0 on success, -1 if it has none
+ */
+static int tcp_mig_peer(int s, union inany_addr *a, uint16_t *port)
+{
+	union sockaddr_inany sa;
+	socklen_t sl = sizeof(sa);
+
+	if (getpeername(s, &sa.sa, &sl))
+		return -1;
+	return inany_from_sockaddr(a, port, &sa) ? -1 : 0;
+}
+
+/**
+ * tcp_mig_conn_save() - one connection's section
+ * @io:		transfer
+ * @conn:	connection, established
+ * @pos:	position of its socket in the handover
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int tcp_mig_conn_save(struct mig_io *io, const struct tcp_conn *conn,
+			     uint32_t pos)
+{
+	struct mig_tcp t = {
+		.gaddr = conn->f.key.gaddr.a6, .paddr = conn->f.key.paddr.a6,
+		.gport = htons(conn->f.key.gport),
+		.pport = htons(conn->f.key.pport),
+		.phase = conn->phase, .close = conn->close,
+		.ws_from_tap = conn->ws_from_tap, .ws_to_tap = conn->ws_to_tap,
+		.mss_to_tap = htons(conn->mss_to_tap),
+		.epoll_events = htonl(conn->epoll_events),
+		.seq_to_tap = htonl(conn->seq_to_tap),
+		.seq_max_to_tap = htonl(conn->seq_max_to_tap),
+		.seq_ack_from_tap = htonl(conn->seq_ack_from_tap),
+		.seq_from_tap = htonl(conn->seq_from_tap),
+		.seq_ack_to_tap = htonl(conn->seq_ack_to_tap),
+		.wnd_from_tap = htonl(conn->wnd_from_tap),
+		.wnd_to_tap = htonl(conn->wnd_to_tap),
+		.rto_ms = htonl(conn->rto_ms), .discard = htonl(conn->discard),
+		.sock = htonl(pos),
+	};
+	union inany_addr peer;
+	uint16_t port;
+
+	if (tcp_mig_peer(conn->sock, &peer, &port))
+		return 1;	/* no peer any more: not worth moving */
+	t.peer = peer.a6;
+	t.peer_port = htons(port);
+	if (mig_section_start(io, MIG_TCP, sizeof(t)))
+		return -1;
+	return mig_write(io, &t, sizeof(t));
+}
+
+/**
+ * tcp_mig_save() - every established connection, its socket handed over
+ * @c:		execution context
+ * @io:		transfer
+ *
+ * Return: 0 on success, -1 on failure
+ */
+int tcp_mig_save(struct ctx *c, struct mig_io *io)
+{
+	unsigned int i, hwm = flow_high_water();
+
+	for (i = 0; i < hwm; i++) {
+		struct tcp_conn *conn = &flowtab[i].tcp;
+		int ret;
+
+		if (conn->f.type != FLOW_TCP || conn->f.closing ||
+		    conn->phase != TCP_PHASE_ESTABLISHED || conn->sock < 0)
+			continue;
+		ret = tcp_mig_conn_save(io, conn, mig_handover_count());
+		if (ret < 0)
+			return -1;
+		if (ret)
+			continue;
+		mig_handover_add(i);
+		tcp_conn_freeze(c, i);
+	}
+	return 0;
+}
+
+/**
+ * tcp_mig_check() - does a loaded connection make sense?
+ * @t:		section, as read
+ * @key:	its flow key, set
+ *
+ * Return: NULL if it does, else what doesn't
+ */
+static const char *tcp_mig_check(const struct mig_tcp *t,
+				 struct flow_key *key)
+{
+	uint32_t una = ntohl(t->seq_ack_from_tap);
+	uint32_t sent = ntohl(t->seq_to_tap) - una;
+	uint32_t max = ntohl(t->seq_max_to_tap) - una;
+	union inany_addr guest;
+
+	memset(key, 0, sizeof(*key));
+	key->gaddr.a6 = t->gaddr;
+	key->paddr.a6 = t->paddr;
+	key->gport = ntohs(t->gport);
+	key->pport = ntohs(t->pport);
+	key->proto = IPPROTO_TCP;
+	if (t->phase != TCP_PHASE_ESTABLISHED)
+		return "phase";
+	if ((t->close & ~MIG_TCP_CLOSE_BITS) || t->pad || t->pad2)
+		return "flags";
+	if (t->ws_from_tap > 14 || t->ws_to_tap > 14)
+		return "window scale";
+	if (ntohs(t->mss_to_tap) < MIG_TCP_MSS_MIN)
+		return "MSS";
+	if (ntohl(t->epoll_events) & ~MIG_TCP_EVENTS)
+		return "events";
+	if (sent > max || max > MIG_TCP_SEQ_SPAN ||
+	    ntohl(t->discard) > MIG_TCP_SEQ_SPAN)
+		return "sequence numbers";
+	if (ntohl(t->wnd_from_tap) > MIG_TCP_WND_MAX ||
+	    ntohl(t->wnd_to_tap) > MIG_TCP_WND_MAX)
+		return "window";
+	if (!ntohl(t->rto_ms) || ntohl(t->rto_ms) > MIG_TCP_RTO_MAX_MS)
+		return "retransmission timeout";
+	if (!key->gport || !key->pport ||
+	    !inany_v4(&key->gaddr) != !inany_v4(&key->paddr) ||
+	    inany_is_unspecified(&key->paddr) ||
+	    inany_is_multicast(&key->paddr))
+		return "addresses";
+	if (!ip_guest_uses(&key->gaddr) &&
+	    !(ip_guest_addr(inany_family(&key->gaddr), &guest) &&
+	      inany_equals(&guest, &key->gaddr)))
+		return "not the guest's address";
+	if (flow_lookup(key) >= 0)
+		return "a connection we have";
+	return NULL;
+}
+
+/**
+ * tcp_mig_sock_check() - is a handed over socket the connection's?
+ * @s:		socket
+ * @t:		section
+ *
+ * Return: true if it is a TCP socket, connected to the source's peer
+ */
+static bool tcp_mig_sock_check(int s, const struct mig_tcp *t)
+{
+	int type = 0, proto = 0;
+	socklen_t sl = sizeof(type);
+	union inany_addr peer;
+	uint16_t port;
+
+	if (getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &sl) ||
+	    getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &proto,
+		       &(socklen_t){ sizeof(proto) }) ||
+	    type != SOCK_STREAM || proto != IPPROTO_TCP)
+		return false;
+	return !tcp_mig_peer(s, &peer, &port) && port == ntohs(t->peer_port) &&
+	       IN6_ARE_ADDR_EQUAL(&peer.a6, &t->peer);
+}
+
+/**
+ * tcp_mig_conn_take() - the connection, ours now, on its socket
+ * @c:		execution context
+ * @t:		section, checked
+ * @key:	its flow key
+ * @s:		its socket, checked
+ *
+ * Return: 0 on success, -1 if the flow table is full (@s closed)
+ */
+static int tcp_mig_conn_take(struct ctx *c, const struct mig_tcp *t,
+			     const struct flow_key *key, int s)
+{
+	int idx = flow_alloc(c, FLOW_BUDGET_TCP);
+	struct tcp_conn *conn;
+
+	if (idx < 0) {
+		close(s);
+		return -1;
+	}
+	conn = &flowtab[idx].tcp;
+	conn->f.type = FLOW_TCP;
+	conn->f.key = *key;
+	conn->sock = s;
+	conn->phase = t->phase;
+	conn->close = t->close;
+	conn->ws_from_tap = t->ws_from_tap;
+	conn->ws_to_tap = t->ws_to_tap;
+	conn->mss_to_tap = ntohs(t->mss_to_tap);
+	conn->epoll_events = ntohl(t->epoll_events) | EPOLLET;
+	conn->seq_to_tap = ntohl(t->seq_to_tap);
+	conn->seq_max_to_tap = ntohl(t->seq_max_to_tap);
+	conn->seq_ack_from_tap = ntohl(t->seq_ack_from_tap);
+	conn->seq_from_tap = ntohl(t->seq_from_tap);
+	conn->seq_ack_to_tap = ntohl(t->seq_ack_to_tap);
+	conn->wnd_from_tap = ntohl(t->wnd_from_tap);
+	conn->wnd_to_tap = ntohl(t->wnd_to_tap);
+	conn->rto_ms = ntohl(t->rto_ms);
+	conn->discard = ntohl(t->discard);
+	flow_hash_insert(idx);
+	tcp_conn_resume(c, idx);
+	return 0;
+}
+
+/**
+ * tcp_mig_load() - MIG_TCP: take one connection
+ * @c:		execution context
+ * @io:		transfer
+ * @len:	section length
+ *
+ * Return: 0 on success, also for a connection reset for want of its
+ *	   socket; -1 if the section is wrong
+ */
+int tcp_mig_load(struct ctx *c, struct mig_io *io, uint32_t len)
+{
+	char str[FLOW_STRLEN];
+	const char *wrong;
+	struct flow_key key;
+	struct mig_tcp t;
+	int s;
+
+	if (len != sizeof(t) || mig_read(io, &t, sizeof(t))) {
+		err("migration: TCP section of %u bytes", len);
+		return -1;
+	}
+	wrong = tcp_mig_check(&t, &key);
+	if (wrong) {
+		err("migration: TCP connection %s: %s",
+		    flow_str(&key, str, sizeof(str)), wrong);
+		return -1;
+	}
+	s = mig_handover_take(ntohl(t.sock));
+	if (s >= 0 && !tcp_mig_sock_check(s, &t)) {
+		err("migration: %s: the socket handed over isn't its own",
+		    flow_str(&key, str, sizeof(str)));
+		close(s);
+		return -1;
+	}
+	if (s < 0 || tcp_mig_conn_take(c, &t, &key, s)) {
+		warn("migration: %s: no socket for it here, reset",
+		     flow_str(&key, str, sizeof(str)));
+		tcp_rst_to_guest(c, &key, ntohl(t.seq_max_to_tap));
+	}
+	return 0;
+}
+
+/**
+ * tcp_mig_thaw() - the move failed: every frozen connection works again
+ * @c:		execution context
+ *
+ * Return: how many
+ */
+unsigned int tcp_mig_thaw(struct ctx *c)
+{
+	unsigned int i, n = 0, hwm = flow_high_water();
+
+	for (i = 0; i < hwm; i++) {
+		if (flowtab[i].f.type == FLOW_TCP && flowtab[i].f.frozen &&
+		    !flowtab[i].f.closing) {
+			tcp_conn_resume(c, i);
+			n++;
+		}
+	}
+	return n;
+}
