@@ -72,6 +72,9 @@ enum {
 	OPT_VHOST_USER,
 	OPT_PRINT_CAPABILITIES,
 	OPT_HOST_LO_TO_NS_LO,
+	OPT_REPAIR_PATH,
+	OPT_MIGRATE_EXIT,
+	OPT_MIGRATE_NO_LINGER,
 };
 
 /* Options that only set a flag */
@@ -98,6 +101,8 @@ static const struct {
 	{ 'q',			offsetof(struct ctx, quiet) },
 	{ '1',			offsetof(struct ctx, one_off) },
 	{ OPT_VHOST_USER,	offsetof(struct ctx, vhost_user) },
+	{ OPT_MIGRATE_EXIT,	offsetof(struct ctx, migrate_exit) },
+	{ OPT_MIGRATE_NO_LINGER, offsetof(struct ctx, migrate_no_linger) },
 	{ '4',			offsetof(struct ctx, net.ip6_off) },
 	{ '6',			offsetof(struct ctx, net.ip4_off) },
 };
@@ -137,6 +142,9 @@ static const struct option conf_opts[] = {
 	{ "one-off",	no_argument,		NULL, '1' },
 	{ "vhost-user",	no_argument,		NULL, OPT_VHOST_USER },
 	{ "print-capabilities", no_argument,	NULL, OPT_PRINT_CAPABILITIES },
+	{ "repair-path", required_argument,	NULL, OPT_REPAIR_PATH },
+	{ "migrate-exit", no_argument,		NULL, OPT_MIGRATE_EXIT },
+	{ "migrate-no-linger", no_argument,	NULL, OPT_MIGRATE_NO_LINGER },
 	{ "config-net",	no_argument,		NULL, OPT_CONFIG_NET },
 	{ "netns",	required_argument,	NULL, OPT_NETNS },
 	{ "userns",	required_argument,	NULL, OPT_USERNS },
@@ -267,6 +275,13 @@ static void usage(const char *name, FILE *f, int status)
 		"                         vhost-user on the socket (QEMU, libvirt)\n"
 		"      --print-capabilities\n"
 		"                         what vhost-user back-ends tell libvirt\n"
+		"      --repair-path PATH path for passt-repair(1), default: the\n"
+		"                         socket's, with .repair appended\n"
+		"      --migrate-exit     after the guest migrated away, exit\n"
+		"      --migrate-no-linger\n"
+		"                         after the target took our sockets,\n"
+		"                         close ours: no way back if the move\n"
+		"                         fails\n"
 		"      --no-dhcp-dns, --no-dhcp-search\n"
 		"                         hand out no name servers, no search list\n"
 		"Accepted, and what we do anyway: --no-copy-routes,\n"
@@ -1028,6 +1043,11 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
 	case 'c':
 		conf_path("-c", arg, c->ctl_path, sizeof(c->ctl_path));
 		break;
+	case OPT_REPAIR_PATH:
+		conf_for_mode(c, MODE_PASST, "--repair-path");
+		conf_path("--repair-path", arg, c->repair_path,
+			  sizeof(c->repair_path));
+		break;
 	case 'F':
 		if (conf_ulong(arg, 0, INT_MAX, &v))
 			die("Invalid file descriptor for -F: %s", arg);
@@ -1159,6 +1179,10 @@ static void conf_check(const struct ctx *c)
 		conf_for_mode(c, MODE_PASST, "-1");
 	if (c->vhost_user)
 		conf_for_mode(c, MODE_PASST, "--vhost-user");
+	if (c->migrate_exit)
+		conf_for_mode(c, MODE_PASST, "--migrate-exit");
+	if (c->migrate_no_linger)
+		conf_for_mode(c, MODE_PASST, "--migrate-no-linger");
 	if (c->host_lo_to_ns_lo)
 		conf_for_mode(c, MODE_PASTA, "--host-lo-to-ns-lo");
 	if (c->host_lo_to_ns_lo && c->no_splice)

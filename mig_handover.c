@@ -233,6 +233,22 @@ static int mig_handover_send(struct mig_io *io)
 }
 
 /**
+ * mig_handover_forget() - close our side of what the target took
+ *			   (--migrate-no-linger): no way back
+ */
+static void mig_handover_forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < mig_ho.n; i++) {
+		const struct flow_common *f = flow_at(mig_ho.flow[i]);
+
+		if (f->type == FLOW_TCP && f->frozen && !f->closing)
+			flow_close(mig_ho.flow[i]);
+	}
+}
+
+/**
  * mig_handover_serve() - the target connected: give it our sockets, once
  * @c:		execution context
  */
@@ -248,8 +264,11 @@ void mig_handover_serve(struct ctx *c)
 		close(io.fd);
 		return;
 	}
-	if (!mig_handover_send(&io))
+	if (!mig_handover_send(&io)) {
 		info("migration: %u sockets handed over", mig_ho.n);
+		if (c->migrate_no_linger)
+			mig_handover_forget();
+	}
 	close(io.fd);
 	mig_handover_close(c);
 }

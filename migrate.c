@@ -168,6 +168,25 @@ void mig_resume(struct ctx *c)
 }
 
 /**
+ * mig_moved_away() - the front-end went away after we saved our state:
+ *		      the guest runs on the target now
+ * @c:		execution context
+ *
+ * The frozen connections were closed with the rest, without a word.
+ *
+ * Return: true if the guest migrated away from here
+ */
+bool mig_moved_away(struct ctx *c)
+{
+	if (!mig_frozen)
+		return false;
+	mig_frozen = false;
+	mig_handover_close(c);
+	info("migration: the guest moved to the target");
+	return true;
+}
+
+/**
  * mig_save() - write our state, from the header to MIG_END
  * @c:		execution context
  * @io:		transfer

@@ -12,5 +12,6 @@ bool mig_save(struct ctx *c, struct mig_io *io);
 bool mig_load(struct ctx *c, struct mig_io *io);
 bool mig_transfer(struct ctx *c, int fd, bool save);
 void mig_resume(struct ctx *c);
+bool mig_moved_away(struct ctx *c);
 
 #endif /* MIGRATE_H */

@@ -310,6 +310,10 @@ static void guest_lost(struct ctx *c)
 		return;
 	link_guest_detach(c);
 	flow_close_all(c);
+	if (mig_moved_away(c) && c->migrate_exit) {
+		info("exiting: --migrate-exit");
+		c->quit = true;
+	}
 }
 
 /**

@@ -194,6 +194,9 @@ struct ctx {
 	bool config_net;
 	bool one_off;
 	bool vhost_user;		/* passt: the guest's rings, vhost_user.c */
+	char repair_path[PATH_MAX];	/* --repair-path: passt-repair's */
+	bool migrate_exit;		/* exit once the guest migrated away */
+	bool migrate_no_linger;		/* close sockets the target took */
 	char pidfile[PATH_MAX];
 	char pcap[PATH_MAX];
 	char sock_path[PATH_MAX];

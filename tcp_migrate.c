@@ -237,6 +237,8 @@ static const char *tcp_mig_check(const struct mig_tcp *t,
 	    inany_is_unspecified(&key->paddr) ||
 	    inany_is_multicast(&key->paddr))
 		return "addresses";
+	if (!ip_family_on(inany_family(&key->gaddr)))
+		return "a family off here";
 	if (!ip_guest_uses(&key->gaddr) &&
 	    !(ip_guest_addr(inany_family(&key->gaddr), &guest) &&
 	      inany_equals(&guest, &key->gaddr)))

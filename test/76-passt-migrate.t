@@ -17,6 +17,13 @@
 # (SEND_RARP). Downtime and total time, as QEMU reports them, are printed
 # as comments.
 #
+# The source runs with --migrate-exit: once its QEMU quits, it exits.
+#
+# MIGRATE_FAIL=1 (test/77-passt-migrate-fail.t): the target passt runs
+# with -6 and refuses a state whose connections are IPv4; QEMU fails the
+# migration, and the guest must go on on the source as if nothing had
+# happened: both transfers intact there, then the second download.
+#
 # Knobs: PASST=path, PASST_OPTS="..." (extra options of both), KEEP_WORK=1.
 
 # shellcheck source=test/lib.sh
@@ -28,6 +35,7 @@ PASST=${PASST:-$(dirname "$PASTA")/passt}
 HTTP_PORT=8080
 DL_MIB=16
 UP_MIB=8
+MIGRATE_FAIL=${MIGRATE_FAIL:-0}
 RATE=$((2 * 1024 * 1024))	# the download's 8 s, the upload's
 
 lib_init
@@ -36,7 +44,7 @@ if ! "$TESTDIR/sid-root.sh" >/dev/null 2>"$WORK/sid-root.err"; then
 	skip_all "no Debian unstable root: $(tail -n 1 "$WORK/sid-root.err")"
 fi
 QEMU=$TESTDIR/qemu11
-plan 15
+[ "$MIGRATE_FAIL" = 1 ] && plan 15 || plan 16
 
 guest_image
 topo_create || stop "topology"
@@ -44,14 +52,22 @@ mkdir -p "$WORK/srv"
 make_random "$WORK/srv/dl.bin" "$DL_MIB"
 start_httpd "$NS_R" "$SRV_ADDR" "$HTTP_PORT" "$WORK/srv" httpd || stop "httpd.py"
 
-# passt_vu NAME SOCK - passt --vhost-user in H, debug log in $WORK/NAME.log
+# passt_vu NAME SOCK OPTS... - passt --vhost-user in H, debug log in
+# $WORK/NAME.log, PID in PASST_PID
 passt_vu() {
+	local name=$1 sock=$2
+	shift 2
 	# shellcheck disable=SC2086
-	bg_h "$1" "$PASST" -f -d --vhost-user -s "$2" -P "$WORK/u/$1.pid" \
-		${PASST_OPTS:-}
-	_poll 10 test -S "$2"
+	bg_h "$name" "$PASST" -f -d --vhost-user -s "$sock" \
+		-P "$WORK/u/$name.pid" ${PASST_OPTS:-} "$@"
+	PASST_PID=$BG_PID
+	_poll 10 test -S "$sock"
 }
-passt_vu src "$WORK/u/src.sock" && passt_vu dst "$WORK/u/dst.sock"
+DST_OPTS=()
+[ "$MIGRATE_FAIL" = 1 ] && DST_OPTS=(-6)
+passt_vu src "$WORK/u/src.sock" --migrate-exit &&
+	SRC_PASST=$PASST_PID &&
+	passt_vu dst "$WORK/u/dst.sock" "${DST_OPTS[@]}"
 ok $? "two passt instances listen (source and target)" || stop "passt"
 
 # qemu_vu NAME SOCK EXTRA... - the guest's QEMU on passt's SOCK, its
@@ -95,39 +111,66 @@ mig_done() {
 	esac
 	return 1
 }
+# The return path: the source hears how loading went on the target, and
+# resumes the guest if it failed (libvirt asks for it too)
+for q in src dst; do
+	qmp "$WORK/$q.qmp" migrate-set-capabilities \
+		'{"capabilities": [{"capability": "return-path", "state": true}]}' \
+		>>"$WORK/migrate.out" 2>&1
+done
 sleep 3
 qmp "$WORK/src.qmp" migrate "{\"uri\": \"unix:$WORK/mig.sock\"}" \
-	>"$WORK/migrate.out" 2>&1
+	>>"$WORK/migrate.out" 2>&1
 _poll 60 mig_done
 state=$(migration src status)
-is "$state" completed "QEMU migrated the guest" || {
+want=completed
+[ "$MIGRATE_FAIL" = 1 ] && want=failed
+is "$state" "$want" "QEMU's migration $want" || {
 	diag_file "$WORK/migrate.out"
 	diag_file "$WORK/src.qemu.err" 10
 	diag_file "$WORK/dst.qemu.err" 10
 }
-diag "QEMU: downtime $(migration src downtime) ms," \
-     "total $(migration src total-time) ms"
+[ "$state" = completed ] &&
+	diag "QEMU: downtime $(migration src downtime) ms," \
+	     "total $(migration src total-time) ms"
 grep -q "state saved" "$WORK/src.log"
 ok $? "source passt wrote its state into QEMU's stream" ||
 	diag "$(grep -a migration "$WORK/src.log" | tail -n 5)"
-grep -q "state loaded" "$WORK/dst.log"
-ok $? "target passt read it" ||
-	diag "$(grep -a migration "$WORK/dst.log" | tail -n 5)"
 grep -q "sockets came from the source" "$WORK/dst.log"
 ok $? "target took the source's sockets (same host: handed over)" ||
 	diag "$(grep -a migration "$WORK/dst.log" | tail -n 5)"
 
-# The source QEMU has nothing left to do; the guest runs on the target
-qmp "$WORK/src.qmp" quit >/dev/null 2>&1
+if [ "$MIGRATE_FAIL" = 1 ]; then
+	grep -q "state not loaded" "$WORK/dst.log"
+	ok $? "target passt refused the state (-6: IPv4 connections)" ||
+		diag "$(grep -a migration "$WORK/dst.log" | tail -n 5)"
+	GUEST=src
+	GUEST_PID=$SRC_PID
+	_poll 10 grep -q "connections resumed" "$WORK/src.log"
+	ok $? "source passt resumed its connections" ||
+		diag "$(grep -a migration "$WORK/src.log" | tail -n 5)"
+else
+	grep -q "state loaded" "$WORK/dst.log"
+	ok $? "target passt read it" ||
+		diag "$(grep -a migration "$WORK/dst.log" | tail -n 5)"
+	# The source QEMU has nothing left to do; the guest runs on the
+	# target, and the source passt exits (--migrate-exit)
+	qmp "$WORK/src.qmp" quit >/dev/null 2>&1
+	wait_gone "$SRC_PASST" 10
+	ok $? "source passt exited once its QEMU quit (--migrate-exit)"
+	GUEST=dst
+	GUEST_PID=$DST_PID
+fi
 echo done >"$WORK/srv/migrated"
 
-QEMU_PID=$DST_PID
-dst_done() { grep -qa "^PT-RESULT .* download " "$WORK/dst.console" ||
-	     grep -qa "^PT-RESULT .* download$" "$WORK/dst.console"; }
-_poll 150 dst_done
-qmp "$WORK/dst.qmp" quit >/dev/null 2>&1
-qemu_wait dst
-OUT=$WORK/dst.out
+QEMU_PID=$GUEST_PID
+guest_done() { grep -qa "^PT-RESULT .* download " "$WORK/$GUEST.console" ||
+	       grep -qa "^PT-RESULT .* download$" "$WORK/$GUEST.console"; }
+_poll 150 guest_done
+qmp "$WORK/$GUEST.qmp" quit >/dev/null 2>&1
+[ "$MIGRATE_FAIL" = 1 ] && qmp "$WORK/dst.qmp" quit >/dev/null 2>&1
+qemu_wait "$GUEST"
+OUT=$WORK/$GUEST.out
 is "$(result paced_download "$OUT")" ok \
 	"paced download ($DL_MIB MiB) went on across the migration" ||
 	diag_file "$OUT" 10
@@ -135,14 +178,16 @@ is "$(fact paced_sha "$OUT")" "$(sha "$WORK/srv/dl.bin")" \
 	"paced download: sha256 matches"
 is "$(result paced_upload "$OUT")" ok \
 	"paced upload ($UP_MIB MiB): the server has its sha256"
-is "$(result migrate "$OUT")" ok "guest on the target heard the host's word" ||
+is "$(result migrate "$OUT")" ok "guest on the $GUEST heard the host's word" ||
 	diag_file "$OUT" 20
-is "$(result download "$OUT")" ok "guest downloaded $DL_MIB MiB through the target's passt"
+is "$(result download "$OUT")" ok "guest downloaded $DL_MIB MiB again, new connection"
 is "$(fact download_sha "$OUT")" "$(sha "$WORK/srv/dl.bin")" "download: sha256 matches"
 grep -q "front-end gone" "$WORK/src.log"
 ok $? "source passt saw its QEMU go"
-grep -q "fails to broadcast" "$WORK/dst.qemu.err"
-ok $((!$?)) "target QEMU had the guest announced (SEND_RARP)" ||
-	diag_file "$WORK/dst.qemu.err" 5
+if [ "$MIGRATE_FAIL" != 1 ]; then
+	grep -q "fails to broadcast" "$WORK/dst.qemu.err"
+	ok $((!$?)) "target QEMU had the guest announced (SEND_RARP)" ||
+		diag_file "$WORK/dst.qemu.err" 5
+fi
 
 done_testing
