@@ -24,7 +24,9 @@
 # migration, and the guest must go on on the source as if nothing had
 # happened: both transfers intact there, then the second download.
 #
-# Knobs: PASST=path, PASST_OPTS="..." (extra options of both), KEEP_WORK=1.
+# Knobs: PASST=path, PASST_OPTS="..." (extra options of both),
+# PASST_REPAIR=path (a passt-repair run as root for each passt's repair
+# socket, for a passt that migrates by TCP_REPAIR: upstream's), KEEP_WORK=1.
 
 # shellcheck source=test/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +35,7 @@
 
 PASST=${PASST:-$(dirname "$PASTA")/passt}
 HTTP_PORT=8080
+ECHO_PORT=8090		# the guest's echo server, forwarded with -t
 DL_MIB=16
 UP_MIB=8
 MIGRATE_FAIL=${MIGRATE_FAIL:-0}
@@ -44,7 +47,7 @@ if ! "$TESTDIR/sid-root.sh" >/dev/null 2>"$WORK/sid-root.err"; then
 	skip_all "no Debian unstable root: $(tail -n 1 "$WORK/sid-root.err")"
 fi
 QEMU=$TESTDIR/qemu11
-[ "$MIGRATE_FAIL" = 1 ] && plan 15 || plan 16
+[ "$MIGRATE_FAIL" = 1 ] && plan 17 || plan 18
 
 guest_image
 topo_create || stop "topology"
@@ -61,11 +64,16 @@ passt_vu() {
 	bg_h "$name" "$PASST" -f -d --vhost-user -s "$sock" \
 		-P "$WORK/u/$name.pid" ${PASST_OPTS:-} "$@"
 	PASST_PID=$BG_PID
-	_poll 10 test -S "$sock"
+	_poll 10 test -S "$sock" || return 1
+	[ -z "${PASST_REPAIR:-}" ] ||
+		bg_h "$name-repair" "$PASST_REPAIR" "$sock.repair"
 }
 DST_OPTS=()
 [ "$MIGRATE_FAIL" = 1 ] && DST_OPTS=(-6)
-passt_vu src "$WORK/u/src.sock" --migrate-exit &&
+# The source forwards the guest's echo port; the target can't bind it
+# while the source holds it (one namespace), but the connection R makes
+# through it moves with the guest
+passt_vu src "$WORK/u/src.sock" --migrate-exit -t "$ECHO_PORT" &&
 	SRC_PASST=$PASST_PID &&
 	passt_vu dst "$WORK/u/dst.sock" "${DST_OPTS[@]}"
 ok $? "two passt instances listen (source and target)" || stop "passt"
@@ -77,7 +85,7 @@ qemu_vu() {
 	shift 2
 	qemu_vu_argv "$sock" pt.test=migrate pt.srv="$SRV_ADDR" \
 		pt.port="$HTTP_PORT" pt.file=dl.bin pt.upmib="$UP_MIB" \
-		pt.rate="$RATE" pt.mwait=150
+		pt.rate="$RATE" pt.mwait=150 pt.gport="$ECHO_PORT"
 	qemu_bg_cmd "$name" 240 "${QEMU_ARGV[@]}" \
 		-qmp "unix:$WORK/$name.qmp,server=on,wait=off" "$@"
 }
@@ -98,6 +106,16 @@ ok $? "guest booted on the source, got its lease, started transfers" || {
 	diag_file "$WORK/src.qemu.err" 10
 	stop "no guest"
 }
+
+# An inbound connection to the guest's echo server, from R, through the -t
+# port: one line before the move, one after (once the host's word is
+# there), each echoed within 20 s (test/echoline.py)
+bg_r echo "$PY" "$TESTDIR/echoline.py" "$H_ADDR" "$ECHO_PORT" \
+	"$WORK/srv/migrated" "$WORK/echo.out"
+_poll 20 grep -q "^before" "$WORK/echo.out"
+is "$(cat "$WORK/echo.out" 2>/dev/null)" "before ok" \
+	"R's connection to the guest's echo server (-t) works" ||
+	diag_file "$WORK/echo.log"
 
 # migration NAME KEY - KEY of QEMU's query-migrate: status ("completed",
 # "failed", ...), downtime, total-time (ms)
@@ -164,8 +182,11 @@ fi
 echo done >"$WORK/srv/migrated"
 
 QEMU_PID=$GUEST_PID
-guest_done() { grep -qa "^PT-RESULT .* download " "$WORK/$GUEST.console" ||
-	       grep -qa "^PT-RESULT .* download$" "$WORK/$GUEST.console"; }
+# (the console's lines end in CR LF)
+guest_done() {
+	grep -qaE "^PT-RESULT (ok|fail) download( |$(printf '\r')|$)" \
+		"$WORK/$GUEST.console"
+}
 _poll 150 guest_done
 qmp "$WORK/$GUEST.qmp" quit >/dev/null 2>&1
 [ "$MIGRATE_FAIL" = 1 ] && qmp "$WORK/dst.qmp" quit >/dev/null 2>&1
@@ -180,6 +201,10 @@ is "$(result paced_upload "$OUT")" ok \
 	"paced upload ($UP_MIB MiB): the server has its sha256"
 is "$(result migrate "$OUT")" ok "guest on the $GUEST heard the host's word" ||
 	diag_file "$OUT" 20
+_poll 20 grep -q "^after" "$WORK/echo.out"
+is "$(sed -n 's/^after //p' "$WORK/echo.out")" ok \
+	"R's connection to the guest's echo server went on across the move" ||
+	diag_file "$WORK/echo.log"
 is "$(result download "$OUT")" ok "guest downloaded $DL_MIB MiB again, new connection"
 is "$(fact download_sha "$OUT")" "$(sha "$WORK/srv/dl.bin")" "download: sha256 matches"
 grep -q "front-end gone" "$WORK/src.log"

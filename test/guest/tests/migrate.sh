@@ -7,8 +7,12 @@
 # download, the server's of the upload) once both end. Then it asks for
 # http://$PT_srv:$PT_port/migrated every 0.2 s (each try bounded to 3 s)
 # until the host puts that file there, at most $PT_mwait s, and downloads
-# $PT_file again, unpaced, on a new connection.
+# $PT_file again, unpaced, on a new connection. With $PT_gport, an echo
+# server (busybox nc -e cat) listens there first, for one connection the
+# host keeps open across the move.
 . /tests/lib.sh
+
+[ -n "${PT_gport:-}" ] && nc -l -p "$PT_gport" -e cat </dev/null >/dev/null 2>&1 &
 
 url="http://$PT_srv:$PT_port"
 rate=${PT_rate:-2097152}
