@@ -83,8 +83,9 @@ struct mig_guest {
 
 static_assert(sizeof(struct mig_guest) == 44, "guest: no padding");
 
-/* Connections frozen here since we saved our state, until the guest runs
- * here again (mig_resume()). Owner: this file.
+/* Connections frozen here since we saved our state or loaded one, until
+ * the guest runs here (mig_resume()) or its front-end goes
+ * (mig_moved_away()). Owner: this file.
  */
 static bool mig_frozen;
 
@@ -153,8 +154,9 @@ static int mig_guest_load(struct mig_io *io, uint32_t len)
 }
 
 /**
- * mig_resume() - the guest runs here again after we saved our state: the
- *		  move failed, our frozen connections go on
+ * mig_resume() - the guest runs here: after we saved our state, the move
+ *		  failed; after we loaded one, it came here. The frozen
+ *		  connections go on
  * @c:		execution context
  */
 void mig_resume(struct ctx *c)
@@ -163,7 +165,7 @@ void mig_resume(struct ctx *c)
 		return;
 	mig_frozen = false;
 	mig_handover_close(c);
-	info("migration: the guest runs here again, %u connections resumed",
+	info("migration: the guest runs here, %u connections resumed",
 	     tcp_mig_thaw(c));
 }
 
@@ -296,6 +298,7 @@ bool mig_load(struct ctx *c, struct mig_io *io)
 	bool ok = mig_sections_load(c, io);
 
 	mig_handover_release();
+	mig_frozen = true;	/* what we took waits for the guest to run */
 	return ok;
 }
 

@@ -10,6 +10,9 @@
  * state, queues, peek offset and all, so neither the guest nor the host
  * peer can tell. The source freezes its connections (tcp_conn_freeze()):
  * they resume if the move fails, and are closed without a word otherwise.
+ * The target keeps what it took frozen, too, until the guest runs there:
+ * a move that fails after our state was loaded leaves the source's
+ * connections untouched.
  *
  * Only established connections move; one still in its handshake is left
  * behind, the guest's SYN retries do the rest. A connection whose socket
@@ -310,7 +313,10 @@ static int tcp_mig_conn_take(struct ctx *c, const struct mig_tcp *t,
 	conn->rto_ms = ntohl(t->rto_ms);
 	conn->discard = ntohl(t->discard);
 	flow_hash_insert(idx);
-	tcp_conn_resume(c, idx);
+	/* Frozen until the guest runs here (tcp_mig_thaw()): if the move
+	 * fails first, the source's connection must not hear from us
+	 */
+	conn->f.frozen = true;
 	return 0;
 }
 
@@ -357,7 +363,8 @@ int tcp_mig_load(struct ctx *c, struct mig_io *io, uint32_t len)
 }
 
 /**
- * tcp_mig_thaw() - the move failed: every frozen connection works again
+ * tcp_mig_thaw() - the guest runs here: every frozen connection works
+ *		    again (the move failed, or it brought them here)
  * @c:		execution context
  *
  * Return: how many
