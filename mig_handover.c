@@ -133,7 +133,7 @@ static int mig_handover_open(const struct ctx *c)
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
 		return -1;
 	memset(mig_ho.name, 0, sizeof(mig_ho.name));
-	i = snprintf(mig_ho.name, sizeof(mig_ho.name), MIG_HANDOVER_PREFIX);
+	memcpy(mig_ho.name, MIG_HANDOVER_PREFIX, strlen(MIG_HANDOVER_PREFIX));
 	for (i = 0; i < sizeof(rnd); i++)
 		snprintf(mig_ho.name + strlen(MIG_HANDOVER_PREFIX) + 2 * i, 3,
 			 "%02x", rnd[i]);

@@ -1186,6 +1186,35 @@ static void tcp_rst_stateless(struct ctx *c, const struct flow_key *key,
 }
 
 /**
+ * tcp_conn_new() - a flow for a connection on a host socket, not yet in
+ *		    the hash table
+ * @c:		execution context
+ * @key:	flow key, not in the table
+ * @s:		host socket, closed if there's no flow for it
+ *
+ * Return: flow index, FLOW_TCP, its socket set, or -1 if the table is full
+ */
+int tcp_conn_new(struct ctx *c, const struct flow_key *key, int s)
+{
+	int idx = flow_alloc(c, FLOW_BUDGET_TCP);
+	char str[FLOW_STRLEN];
+	struct tcp_conn *conn;
+
+	if (idx < 0) {
+		err_ratelimit("TCP: flow table full, refusing %s",
+			      flow_str(key, str, sizeof(str)));
+		close(s);
+		return -1;
+	}
+	conn = &flowtab[idx].tcp;
+	conn->f.type = FLOW_TCP;
+	conn->f.key = *key;
+	conn->sock = s;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	return idx;
+}
+
+/**
  * tcp_conn_alloc() - a flow for a guest's SYN, its host socket open
  * @c:		execution context
  * @key:	flow key
@@ -1199,22 +1228,14 @@ static int tcp_conn_alloc(struct ctx *c, const struct flow_key *key,
 			  const struct tcp_seg *seg, const struct tcp_opts *o,
 			  int s)
 {
-	int idx = flow_alloc(c, FLOW_BUDGET_TCP);
-	char str[FLOW_STRLEN];
+	int idx = tcp_conn_new(c, key, s);
 	struct tcp_conn *conn;
 
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
-		err_ratelimit("TCP: flow table full, refusing %s",
-			      flow_str(key, str, sizeof(str)));
-		close(s);
 		return -1;
 	}
 	conn = &flowtab[idx].tcp;
-	conn->f.type = FLOW_TCP;
-	conn->f.key = *key;
-	conn->sock = s;
-	conn->rto_ms = TCP_RTO_INIT_MS;
 	conn->seq_from_tap = seg->seq + 1;
 	conn->seq_to_tap = conn->seq_max_to_tap = tcp_isn() + 1;
 	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
@@ -1856,19 +1877,16 @@ static void tcp_conn_from_sock(struct ctx *c, int s,
 	key.gport = l->to;
 	ip_inbound_peer(c, &key.paddr);
 
-	idx = flow_lookup(&key) < 0 ? flow_alloc(c, FLOW_BUDGET_TCP)
-				    : -1;
-	if (idx < 0) {
-		err_ratelimit("TCP: can't add %s: table full or duplicate",
+	if (flow_lookup(&key) >= 0) {
+		err_ratelimit("TCP: can't add %s: a duplicate",
 			      flow_str(&key, str, sizeof(str)));
 		close(s);
 		return;
 	}
+	idx = tcp_conn_new(c, &key, s);
+	if (idx < 0)
+		return;
 	conn = &flowtab[idx].tcp;
-	conn->f.type = FLOW_TCP;
-	conn->f.key = key;
-	conn->sock = s;
-	conn->rto_ms = TCP_RTO_INIT_MS;
 	conn->seq_to_tap = conn->seq_max_to_tap = tcp_isn() + 1;
 	conn->seq_ack_from_tap = conn->seq_to_tap - 1;
 	conn->mss_to_tap = tcp_mss_max(c, &key);

@@ -19,6 +19,7 @@ void tcp_batch_end(struct ctx *c);
 void tcp_link_room(struct ctx *c);
 int64_t tcp_timer(struct ctx *c);
 void tcp_stats(const struct ctx *c);
+int tcp_conn_new(struct ctx *c, const struct flow_key *key, int s);
 void tcp_conn_freeze(struct ctx *c, int idx);
 void tcp_conn_resume(struct ctx *c, int idx);
 void tcp_rst_to_guest(struct ctx *c, const struct flow_key *key, uint32_t seq);

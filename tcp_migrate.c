@@ -286,17 +286,12 @@ static bool tcp_mig_sock_check(int s, const struct mig_tcp *t)
 static int tcp_mig_conn_take(struct ctx *c, const struct mig_tcp *t,
 			     const struct flow_key *key, int s)
 {
-	int idx = flow_alloc(c, FLOW_BUDGET_TCP);
+	int idx = tcp_conn_new(c, key, s);
 	struct tcp_conn *conn;
 
-	if (idx < 0) {
-		close(s);
+	if (idx < 0)
 		return -1;
-	}
 	conn = &flowtab[idx].tcp;
-	conn->f.type = FLOW_TCP;
-	conn->f.key = *key;
-	conn->sock = s;
 	conn->phase = t->phase;
 	conn->close = t->close;
 	conn->ws_from_tap = t->ws_from_tap;
