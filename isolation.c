@@ -38,6 +38,8 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <signal.h>
 #include <stddef.h>
@@ -318,6 +320,11 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	 * must run as our user (migrate.c)
 	 */
 	ANY(__NR_geteuid),
+	/* migration between hosts: a TCP socket's queues, dumped in repair
+	 * mode (tcp_repair.c)
+	 */
+	ONLY(__NR_ioctl, 1, SIOCINQ), ONLY(__NR_ioctl, 1, SIOCOUTQ),
+	ONLY(__NR_ioctl, 1, SIOCOUTQNSD),
 	/* signals (SIGSYS's handler), the end: passt's socket file */
 	ANY(__NR_rt_sigreturn), ANY(__NR_unlinkat), ANY(__NR_exit_group),
 #ifdef __SANITIZE_ADDRESS__

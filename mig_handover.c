@@ -32,6 +32,7 @@
 #include "mig_handover.h"
 #include "mig_io.h"
 #include "passt.h"
+#include "repair.h"
 #include "util.h"
 
 #define MIG_HANDOVER_PREFIX	"pt-mig-"
@@ -56,6 +57,7 @@ static struct {
 	int listen_fd;
 	char name[MIG_HANDOVER_NAME];
 	unsigned int n;
+	bool repair;
 	int flow[FLOW_MAX];
 	int fd[FLOW_MAX];
 } mig_ho = { .listen_fd = -1 };
@@ -77,6 +79,46 @@ unsigned int mig_handover_count(void)
 void mig_handover_add(int idx)
 {
 	mig_ho.flow[mig_ho.n++] = idx;
+}
+
+/**
+ * mig_handover_flow() - the flow whose socket goes at this position
+ * @pos:	position, below mig_handover_count()
+ *
+ * Return: flow index
+ */
+int mig_handover_flow(unsigned int pos)
+{
+	return mig_ho.flow[pos];
+}
+
+/**
+ * mig_handover_repair() - TCP_REPAIR on or off on the sockets that go
+ * @c:		execution context
+ * @cmd:	REPAIR_ON, or REPAIR_OFF: only if it was set on, once
+ *
+ * Return: 0 if set, -1 if not (no passt-repair, it failed, or it is off)
+ */
+int mig_handover_repair(const struct ctx *c, int8_t cmd)
+{
+	static int fds[FLOW_MAX];
+	unsigned int i, n = 0;
+
+	if (cmd != REPAIR_ON && !mig_ho.repair)
+		return -1;
+	for (i = 0; i < mig_ho.n; i++) {
+		const struct flow_common *f = flow_at(mig_ho.flow[i]);
+
+		if (f->type == FLOW_TCP && f->frozen && !f->closing)
+			fds[n++] = flowtab[mig_ho.flow[i]].tcp.sock;
+	}
+	mig_ho.repair = false;
+	if (!n || repair_set(c, fds, n, cmd))
+		return -1;
+	mig_ho.repair = cmd == REPAIR_ON;
+	info("migration: repair mode %s on %u sockets",
+	     mig_ho.repair ? "set" : "cleared", n);
+	return 0;
 }
 
 /**
@@ -264,7 +306,12 @@ void mig_handover_serve(struct ctx *c)
 		close(io.fd);
 		return;
 	}
-	if (!mig_handover_send(&io)) {
+	/* The sockets go as they are, out of repair mode: else they'd be
+	 * no use there; the target can still rebuild them from the state
+	 */
+	if (mig_ho.repair && mig_handover_repair(c, REPAIR_OFF)) {
+		warn("migration: sockets stuck in repair mode, not handed over");
+	} else if (!mig_handover_send(&io)) {
 		info("migration: %u sockets handed over", mig_ho.n);
 		if (c->migrate_no_linger)
 			mig_handover_forget();
@@ -370,7 +417,8 @@ int mig_handover_load(struct mig_io *io, uint32_t len)
 	if (ho.fd < 0 || connect(ho.fd, (struct sockaddr *)&sa,
 				 mig_handover_addr(&sa, h.name))) {
 		info("migration: source not on this host (%s): its "
-		     "connections can't move", strerror(errno));
+		     "connections move by TCP_REPAIR, or are reset",
+		     strerror(errno));
 		if (ho.fd >= 0)
 			close(ho.fd);
 		return 0;

@@ -44,12 +44,13 @@
 #include "mig_handover.h"
 #include "migrate.h"
 #include "passt.h"
+#include "repair.h"
 #include "tcp.h"
 #include "tcp_migrate.h"
 
 #define MIG_MAGIC		"pt-mig\r\n"
 #define MIG_MAGIC_LEN		8
-#define MIG_SECTION_MAX		(1U << 20)
+#define MIG_SECTION_MAX		(32U << 20)	/* TCP: queues, tcp_repair.c */
 
 /**
  * struct mig_header - the start of the state
@@ -165,6 +166,7 @@ void mig_resume(struct ctx *c)
 		return;
 	mig_frozen = false;
 	mig_handover_close(c);
+	mig_handover_repair(c, REPAIR_OFF);
 	info("migration: the guest runs here, %u connections resumed",
 	     tcp_mig_thaw(c));
 }

@@ -37,6 +37,7 @@
 #include "passt.h"
 #include "pasta.h"
 #include "pcap.h"
+#include "repair.h"
 #include "resolv.h"
 #include "splice.h"
 #include "input.h"
@@ -251,6 +252,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_MIG_HANDOVER:
 		mig_handover_serve(c);
 		break;
+	case EPOLL_TYPE_REPAIR_LISTEN:
+		repair_listen_handler(c);
+		break;
+	case EPOLL_TYPE_REPAIR:
+		repair_handler(c, ev->events);
+		break;
 	case EPOLL_TYPE_SIGNAL:
 		signal_handler(c);
 		break;
@@ -411,6 +418,8 @@ static void net_init(struct ctx *c)
 	} else {
 		link_init(c, c->vhost_user ? &vu_link : &stream_link);
 		stream_init(c);
+		if (c->vhost_user)
+			repair_init(c);
 	}
 	tcp_init();
 	splice_init();
@@ -456,6 +465,7 @@ int main(int argc, char **argv)
 	if (c.fd_sock_dir >= 0)
 		unlinkat(c.fd_sock_dir, c.sock_name, 0);
 	ctl_unlink();
+	repair_unlink();
 
 	if (c.cmd_exited)
 		return c.cmd_status;

@@ -51,6 +51,8 @@ enum epoll_type {
 	EPOLL_TYPE_VHOST_KICK,	/* a vhost-user ring's kick eventfd */
 	EPOLL_TYPE_MIG_HANDOVER,	/* migration: where the target
 					 * fetches our sockets */
+	EPOLL_TYPE_REPAIR_LISTEN,	/* passt-repair's socket */
+	EPOLL_TYPE_REPAIR,	/* passt-repair, connected */
 	EPOLL_TYPE_MAX,
 };
 

@@ -1013,22 +1013,48 @@ static int tcp_discard_acked(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_back_to_acked() - next, send from the oldest unacknowledged byte
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * Return: 0, -1 if the connection was reset
+ */
+static int tcp_back_to_acked(struct ctx *c, struct tcp_conn *conn)
+{
+	if (tcp_discard_acked(c, conn))
+		return -1;
+	if ((conn->close & TCP_TAP_FIN_SENT) &&
+	    !(conn->close & TCP_TAP_FIN_ACKED))
+		conn->close &= ~TCP_TAP_FIN_SENT;
+	return tcp_send_from(c, conn, conn->seq_ack_from_tap);
+}
+
+/**
  * tcp_rewind() - go back to the oldest unacknowledged byte and resend
  * @c:		execution context
  * @conn:	connection
  */
 static void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 {
-	if (tcp_discard_acked(c, conn))
-		return;
 	conn->retrans++;
 	conn->dup_acks = 0;
-	if ((conn->close & TCP_TAP_FIN_SENT) &&
-	    !(conn->close & TCP_TAP_FIN_ACKED))
-		conn->close &= ~TCP_TAP_FIN_SENT;
-	if (tcp_send_from(c, conn, conn->seq_ack_from_tap))
-		return;
-	tcp_data_to_tap(c, conn);
+	if (!tcp_back_to_acked(c, conn))
+		tcp_data_to_tap(c, conn);
+}
+
+/**
+ * tcp_conn_rewind() - a connection on a socket rebuilt by migration: what
+ *		       the guest hasn't acknowledged goes again, once it runs
+ * @c:		execution context
+ * @idx:	flow index, frozen
+ *
+ * The new socket's receive queue starts where the old one's did, at what
+ * the guest acknowledged and we didn't discard yet; its peek offset is
+ * ours to set.
+ */
+void tcp_conn_rewind(struct ctx *c, int idx)
+{
+	tcp_back_to_acked(c, &flowtab[idx].tcp);
 }
 
 /**

@@ -22,6 +22,7 @@ void tcp_stats(const struct ctx *c);
 int tcp_conn_new(struct ctx *c, const struct flow_key *key, int s);
 void tcp_conn_freeze(struct ctx *c, int idx);
 void tcp_conn_resume(struct ctx *c, int idx);
+void tcp_conn_rewind(struct ctx *c, int idx);
 void tcp_rst_to_guest(struct ctx *c, const struct flow_key *key, uint32_t seq);
 
 #endif /* TCP_H */

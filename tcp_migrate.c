@@ -44,6 +44,8 @@
 #include "tcp.h"
 #include "tcp_conn.h"
 #include "tcp_migrate.h"
+#include "tcp_repair.h"
+#include "repair.h"
 
 #define MIG_TCP_SEQ_SPAN	(1U << 30)	/* sent, unacknowledged: at most */
 #define MIG_TCP_WND_MAX		(0xffffU << 14)
@@ -129,13 +131,14 @@ static int tcp_mig_peer(int s, union inany_addr *a, uint16_t *port)
 /**
  * tcp_mig_conn_save() - one connection's section
  * @io:		transfer
- * @conn:	connection, established
+ * @conn:	connection, established, frozen
  * @pos:	position of its socket in the handover
+ * @repair:	its socket is in repair mode: its state goes too
  *
  * Return: 0 on success, -1 on failure
  */
 static int tcp_mig_conn_save(struct mig_io *io, const struct tcp_conn *conn,
-			     uint32_t pos)
+			     uint32_t pos, bool repair)
 {
 	struct mig_tcp t = {
 		.gaddr = conn->f.key.gaddr.a6, .paddr = conn->f.key.paddr.a6,
@@ -155,20 +158,31 @@ static int tcp_mig_conn_save(struct mig_io *io, const struct tcp_conn *conn,
 		.rto_ms = htonl(conn->rto_ms), .discard = htonl(conn->discard),
 		.sock = htonl(pos),
 	};
+	uint32_t len = sizeof(t);
+	struct mig_tcp_repair r;
 	union inany_addr peer;
+	char str[FLOW_STRLEN];
 	uint16_t port;
 
 	if (tcp_mig_peer(conn->sock, &peer, &port))
-		return 1;	/* no peer any more: not worth moving */
+		return 0;	/* gone meanwhile: the target resets it */
 	t.peer = peer.a6;
 	t.peer_port = htons(port);
-	if (mig_section_start(io, MIG_TCP, sizeof(t)))
+	if (repair && tcp_repair_dump(conn->sock, &r)) {
+		warn("migration: %s: no TCP_REPAIR state, only for this host",
+		     flow_str(&conn->f.key, str, sizeof(str)));
+		repair = false;
+	}
+	if (repair)
+		len += tcp_repair_len(&r);
+	if (mig_section_start(io, MIG_TCP, len) || mig_write(io, &t, sizeof(t)))
 		return -1;
-	return mig_write(io, &t, sizeof(t));
+	return repair ? tcp_repair_write(io, conn->sock, &r) : 0;
 }
 
 /**
- * tcp_mig_save() - every established connection, its socket handed over
+ * tcp_mig_save() - every established connection: frozen, its socket
+ *		    handed over, and its kernel state if passt-repair is here
  * @c:		execution context
  * @io:		transfer
  *
@@ -176,22 +190,26 @@ static int tcp_mig_conn_save(struct mig_io *io, const struct tcp_conn *conn,
  */
 int tcp_mig_save(struct ctx *c, struct mig_io *io)
 {
-	unsigned int i, hwm = flow_high_water();
+	unsigned int i, hwm = flow_high_water(), first = mig_handover_count();
+	union inany_addr peer;
+	bool repair;
+	uint16_t port;
 
 	for (i = 0; i < hwm; i++) {
 		struct tcp_conn *conn = &flowtab[i].tcp;
-		int ret;
 
 		if (conn->f.type != FLOW_TCP || conn->f.closing ||
-		    conn->phase != TCP_PHASE_ESTABLISHED || conn->sock < 0)
-			continue;
-		ret = tcp_mig_conn_save(io, conn, mig_handover_count());
-		if (ret < 0)
-			return -1;
-		if (ret)
-			continue;
+		    conn->phase != TCP_PHASE_ESTABLISHED || conn->sock < 0 ||
+		    tcp_mig_peer(conn->sock, &peer, &port))
+			continue;	/* no peer any more: not worth moving */
 		mig_handover_add(i);
 		tcp_conn_freeze(c, i);
+	}
+	repair = !mig_handover_repair(c, REPAIR_ON);
+	for (i = first; i < mig_handover_count(); i++) {
+		if (tcp_mig_conn_save(io, &flowtab[mig_handover_flow(i)].tcp,
+				      i, repair))
+			return -1;
 	}
 	return 0;
 }
@@ -281,7 +299,7 @@ static bool tcp_mig_sock_check(int s, const struct mig_tcp *t)
  * @key:	its flow key
  * @s:		its socket, checked
  *
- * Return: 0 on success, -1 if the flow table is full (@s closed)
+ * Return: flow index, -1 if the flow table is full (@s closed)
  */
 static int tcp_mig_conn_take(struct ctx *c, const struct mig_tcp *t,
 			     const struct flow_key *key, int s)
@@ -312,7 +330,42 @@ static int tcp_mig_conn_take(struct ctx *c, const struct mig_tcp *t,
 	 * fails first, the source's connection must not hear from us
 	 */
 	conn->f.frozen = true;
-	return 0;
+	return idx;
+}
+
+/**
+ * tcp_mig_sock() - the connection's socket: handed over, or rebuilt from
+ *		    the state that follows its section
+ * @c:		execution context
+ * @io:		transfer, past the section's struct mig_tcp
+ * @t:		that, checked
+ * @tail:	bytes of the section left: its TCP_REPAIR state, if any
+ * @rebuilt:	set if the socket was rebuilt (our peek offset wasn't)
+ *
+ * Return: the socket, -1 if there's none, -2 if the section is wrong
+ */
+static int tcp_mig_sock(const struct ctx *c, struct mig_io *io,
+			const struct mig_tcp *t, uint32_t tail, bool *rebuilt)
+{
+	union inany_addr peer = { .a6 = t->peer };
+	int s = mig_handover_take(ntohl(t->sock)), r;
+
+	*rebuilt = false;
+	if (s >= 0 && !tcp_mig_sock_check(s, t)) {
+		err("migration: the socket handed over isn't the connection's");
+		close(s);
+		return -2;
+	}
+	if (!tail)
+		return s;
+	r = tcp_repair_load(c, io, tail, &peer, ntohs(t->peer_port), s < 0);
+	if (r == -2 || s >= 0) {
+		if (r == -2 && s >= 0)
+			close(s);
+		return r == -2 ? -2 : s;
+	}
+	*rebuilt = r >= 0;
+	return r;
 }
 
 /**
@@ -330,9 +383,10 @@ int tcp_mig_load(struct ctx *c, struct mig_io *io, uint32_t len)
 	const char *wrong;
 	struct flow_key key;
 	struct mig_tcp t;
-	int s;
+	bool rebuilt;
+	int s, idx;
 
-	if (len != sizeof(t) || mig_read(io, &t, sizeof(t))) {
+	if (len < sizeof(t) || mig_read(io, &t, sizeof(t))) {
 		err("migration: TCP section of %u bytes", len);
 		return -1;
 	}
@@ -342,17 +396,21 @@ int tcp_mig_load(struct ctx *c, struct mig_io *io, uint32_t len)
 		    flow_str(&key, str, sizeof(str)), wrong);
 		return -1;
 	}
-	s = mig_handover_take(ntohl(t.sock));
-	if (s >= 0 && !tcp_mig_sock_check(s, &t)) {
-		err("migration: %s: the socket handed over isn't its own",
-		    flow_str(&key, str, sizeof(str)));
-		close(s);
+	s = tcp_mig_sock(c, io, &t, len - sizeof(t), &rebuilt);
+	if (s == -2) {
+		err("migration: %s: refused", flow_str(&key, str, sizeof(str)));
 		return -1;
 	}
-	if (s < 0 || tcp_mig_conn_take(c, &t, &key, s)) {
+	if (s < 0 || (idx = tcp_mig_conn_take(c, &t, &key, s)) < 0) {
 		warn("migration: %s: no socket for it here, reset",
 		     flow_str(&key, str, sizeof(str)));
 		tcp_rst_to_guest(c, &key, ntohl(t.seq_max_to_tap));
+		return 0;
+	}
+	if (rebuilt) {
+		debug("migration: %s: socket rebuilt (TCP_REPAIR)",
+		      flow_str(&key, str, sizeof(str)));
+		tcp_conn_rewind(c, idx);
 	}
 	return 0;
 }

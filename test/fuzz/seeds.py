@@ -176,6 +176,18 @@ def mig_tcp():
                     0, 0) + v4("198.51.100.1") + struct.pack("!HH", 80, 0)
 
 
+def mig_tcp_repair():
+    """The socket's state after a TCP section (TCP_REPAIR): local address
+    and port, flags (SACK, timestamps, scaling), scales, MSS, queue start
+    sequences, lengths (send 50, 20 not sent; receive 100), timestamp,
+    window; then the receive queue and the send queue."""
+    local = b"\0" * 10 + b"\xff\xff" + socket.inet_pton(socket.AF_INET,
+                                                       "203.0.113.1")
+    return local + struct.pack("!HBBBBH", 40000, 7, 7, 7, 0, 1460) + \
+        struct.pack("!11I", 7000, 9000, 50, 20, 100, 123456, 9000, 65535,
+                    65535, 65535, 9000) + b"r" * 100 + b"s" * 50
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -222,6 +234,8 @@ def main():
     write(os.path.join(top, "migrate", "empty"), mig_state([]))
     write(os.path.join(top, "migrate", "tcp"),
           mig_state([(1, mig_guest()), (3, mig_tcp())]))
+    write(os.path.join(top, "migrate", "tcp_repair"),
+          mig_state([(1, mig_guest()), (3, mig_tcp() + mig_tcp_repair())]))
 
 
 if __name__ == "__main__":
