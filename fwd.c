@@ -89,6 +89,11 @@ static struct fwd_listener fwd_listeners[FWD_LISTENERS_MAX];
 static unsigned int fwd_listeners_n;
 static uint32_t fwd_free[FWD_LISTENERS_MAX];	/* closed slots, for reuse */
 static unsigned int fwd_free_n;
+/* passt --vhost-user: some inbound port was in use at start-up (a guest's
+ * migration source on this host holds it until it goes), so we try again
+ * each second (fwd_held_retry(), which sets @fwd_retrying meanwhile)
+ */
+static bool fwd_held, fwd_retrying;
 /* By side, protocol and port: index + 1 of the first listener, see @next */
 static uint32_t fwd_head[FWD_PIFS][FWD_PROTOS][FWD_PORTS];
 
@@ -447,6 +452,24 @@ static int fwd_listen_port_retry(struct ctx *c, enum fwd_pif pif,
 }
 
 /**
+ * fwd_may_hold() - may a port in use be bound later, instead of failing?
+ * @c:		execution context
+ * @pif:	side
+ * @startup:	we're starting
+ *
+ * passt --vhost-user, inbound, at start-up or retrying: the target of a
+ * migration on this host starts while the source holds the ports, and
+ * takes them over once it goes. It doesn't wait at start-up either.
+ *
+ * Return: true if so
+ */
+static bool fwd_may_hold(const struct ctx *c, enum fwd_pif pif, bool startup)
+{
+	return c->mode == MODE_PASST && c->vhost_user && pif == FWD_IN &&
+	       (startup || fwd_retrying);
+}
+
+/**
  * fwd_apply_rule() - make the sockets of one rule's ports be there
  * @c:		execution context
  * @pif:	side
@@ -479,12 +502,22 @@ static int fwd_apply_rule(struct ctx *c, enum fwd_pif pif,
 			}
 			continue;
 		}
-		idx = fwd_listen_port_retry(c, pif, r, port, startup);
+		idx = fwd_listen_port_retry(c, pif, r, port,
+					    startup && !fwd_may_hold(c, pif,
+								     startup));
 		/* Best effort: ports taken, privileged, or beyond our limit
 		 * of descriptors are skipped
 		 */
 		if (idx >= 0 || (r->flags & FWD_RULE_WEAK))
 			continue;
+		if (idx == -EADDRINUSE && fwd_may_hold(c, pif, startup)) {
+			if (!fwd_retrying)
+				warn("Port %u of %s is in use: bound once it is "
+				     "free (a migration's source holds it?)",
+				     port, fwd_rule_fmt(r, rs, sizeof(rs)));
+			fwd_held = true;
+			continue;
+		}
 		snprintf(err, err_len, "Can't forward port %u of %s: %s", port,
 			 fwd_rule_fmt(r, rs, sizeof(rs)), strerror(-idx));
 		return -1;
@@ -727,6 +760,28 @@ static int fwd_out_no_targets(enum fwd_pif pif, const struct fwd_rules *t,
 		return -1;
 	}
 	return 0;
+}
+
+/**
+ * fwd_held_retry() - bind, each second, the inbound ports that were in use
+ * @c:		execution context
+ */
+void fwd_held_retry(struct ctx *c)
+{
+	static int64_t next;
+	char err[FWD_ERR_LEN];
+
+	if (!fwd_held || c->now < next)
+		return;
+	next = c->now + MS_PER_S;
+	fwd_held = false;
+	fwd_retrying = true;
+	if (fwd_apply(c, FWD_IN, &fwd_sides[FWD_IN].rules, false, err,
+		      sizeof(err)))
+		warn("%s", err);
+	fwd_retrying = false;
+	if (!fwd_held)
+		info("Inbound ports in use at start-up: all bound now");
 }
 
 /**

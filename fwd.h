@@ -60,6 +60,7 @@ void fwd_ephemeral_init(void);
 const struct fwd_ephemeral *fwd_ephemeral(void);
 void fwd_scan_init(const struct ctx *c);
 void fwd_listen(struct ctx *c, enum fwd_pif pif);
+void fwd_held_retry(struct ctx *c);
 int fwd_update(struct ctx *c, enum fwd_pif pif, const struct fwd_rules *new,
 	       char *err, size_t err_len);
 const struct fwd_rules *fwd_rules_now(enum fwd_pif pif);

@@ -353,6 +353,7 @@ static void main_loop(struct ctx *c)
 		pasta_netns_poll(c);
 		resolv_timer(c);
 		fwd_auto_scan(c);
+		fwd_held_retry(c);
 		ctl_timer(c);
 		stats_periodic(c);
 		guest_lost(c);
