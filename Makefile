@@ -8,7 +8,7 @@ SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
 SRCS = arp.c checksum.c conf.c ctl.c dhcp.c dhcpv6.c dns.c flow.c follow.c frag.c fwd.c fwd_rule.c icmp.c icmp_err.c inany.c input.c ip.c isolation.c \
-       link.c log.c mig_handover.c mig_io.c migrate.c netlink.c ndp.c passt.c pasta.c pcap.c pkt.c repair.c resolv.c splice.c stream.c tap.c tcp.c tcp_migrate.c tcp_repair.c udp.c util.c \
+       link.c log.c mig_handover.c mig_io.c migrate.c netlink.c ndp.c passt.c pasta.c pcap.c pkt.c repair.c resolv.c splice.c stream.c tap.c tcp.c tcp_migrate.c tcp_repair.c udp.c udp_migrate.c util.c \
        vhost_user.c virtq.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))
 HDRS = $(wildcard *.h)

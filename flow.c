@@ -470,11 +470,34 @@ void flow_close_all(struct ctx *c)
  *
  * Return: socket, -1 for flows without one, or on a listener's socket
  */
-static int flow_sock(int idx)
+int flow_sock(int idx)
 {
 	const struct flow_type_ops *ops = flow_ops(&flowtab[idx].f);
 
 	return ops->sock ? ops->sock(idx) : -1;
+}
+
+/**
+ * flow_thaw_all() - the guest runs here: every flow migration froze works
+ *		     again (a move that failed, or one that brought it here)
+ * @c:		execution context
+ *
+ * Return: how many
+ */
+unsigned int flow_thaw_all(struct ctx *c)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < flow_hwm; i++) {
+		const struct flow_common *f = &flowtab[i].f;
+
+		if (f->type == FLOW_FREE || !f->frozen || f->closing ||
+		    !flow_ops(f)->resume)
+			continue;
+		flow_ops(f)->resume(c, i);
+		n++;
+	}
+	return n;
 }
 
 /**
@@ -574,7 +597,8 @@ void flow_timer(struct ctx *c)
 		struct flow_common *f = &flowtab[i].f;
 		int64_t timeout = flow_idle_timeout(f);
 
-		if (!timeout || f->closing || f->active_at + timeout > c->now)
+		if (!timeout || f->closing || f->frozen ||
+		    f->active_at + timeout > c->now)
 			continue;
 		if (f->answered)
 			flow_expired_answered++;

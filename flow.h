@@ -129,6 +129,8 @@ struct ctx;
  * @evict:	end it for room, releasing its descriptors now: the caller
  *		may be out of them; NULL: flow_close()
  * @sock:	its host-side socket, -1 if none of its own; NULL: none
+ * @resume:	migration froze it (flow_common.frozen), and the guest runs
+ *		here now: put it to work (flow_thaw_all()); NULL: never frozen
  * @idle_ms:	once answered, its lifetime without traffic (ms), as a
  *		datagram flow (see flow_dgram_seen()); 0 if its lifetime is
  *		not idle-based
@@ -145,6 +147,7 @@ struct flow_type_ops {
 	enum flow_evict_verdict (*evictable)(int idx, int64_t now);
 	void (*evict)(struct ctx *c, int idx);
 	int (*sock)(int idx);
+	void (*resume)(struct ctx *c, int idx);
 	int64_t idle_ms;
 	bool loopback;
 };
@@ -158,6 +161,8 @@ int flow_lookup(const struct flow_key *key);
 void flow_close(int idx);
 void flow_defer_free(struct ctx *c);
 void flow_close_all(struct ctx *c);
+int flow_sock(int idx);
+unsigned int flow_thaw_all(struct ctx *c);
 int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 		    const union inany_addr *guest, int n_guest);
 void flow_timer(struct ctx *c);

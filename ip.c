@@ -1049,3 +1049,30 @@ int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 	}
 	return s;
 }
+
+/**
+ * ip_flow_key_check() - could the guest have this flow? A migration's
+ *			 state says it had, elsewhere
+ * @key:	flow key, as loaded
+ *
+ * Return: NULL if it could, else what is wrong with it
+ */
+const char *ip_flow_key_check(const struct flow_key *key)
+{
+	union inany_addr guest;
+
+	if (!key->gport || !key->pport ||
+	    !inany_v4(&key->gaddr) != !inany_v4(&key->paddr) ||
+	    inany_is_unspecified(&key->paddr) ||
+	    inany_is_multicast(&key->paddr))
+		return "addresses";
+	if (!ip_family_on(inany_family(&key->gaddr)))
+		return "a family off here";
+	if (!ip_guest_uses(&key->gaddr) &&
+	    !(ip_guest_addr(inany_family(&key->gaddr), &guest) &&
+	      inany_equals(&guest, &key->gaddr)))
+		return "not the guest's address";
+	if (flow_lookup(key) >= 0)
+		return "a flow we have";
+	return NULL;
+}

@@ -16,6 +16,7 @@
 
 struct ctx;
 struct guest_net;
+struct flow_key;
 
 /*
  * Frame buffer layout for everything we build: the L4 header always starts
@@ -104,6 +105,7 @@ int ip_flow_sock(struct ctx *c, int type, int proto,
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer);
 int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port);
 bool ip_guest_addr(int family, union inany_addr *a);
+const char *ip_flow_key_check(const struct flow_key *key);
 int ip_sock_bind(const struct ctx *c, int type, const union inany_addr *addr,
 		 const char *ifname, uint16_t port);
 

@@ -28,6 +28,7 @@
 
 #include "flow.h"
 #include "flow_table.h"
+#include "inany.h"
 #include "log.h"
 #include "mig_handover.h"
 #include "mig_io.h"
@@ -61,6 +62,50 @@ static struct {
 	int flow[FLOW_MAX];
 	int fd[FLOW_MAX];
 } mig_ho = { .listen_fd = -1 };
+
+/**
+ * mig_sock_peer() - the host-side peer of a socket, as an address and port
+ * @s:		socket
+ * @a:		address, set
+ * @port:	port, set (host order)
+ *
+ * Return: 0 on success, -1 if it has none
+ */
+int mig_sock_peer(int s, union inany_addr *a, uint16_t *port)
+{
+	union sockaddr_inany sa;
+	socklen_t sl = sizeof(sa);
+
+	if (getpeername(s, &sa.sa, &sl))
+		return -1;
+	return inany_from_sockaddr(a, port, &sa) ? -1 : 0;
+}
+
+/**
+ * mig_sock_check() - is a socket handed over the one a flow had?
+ * @s:		socket
+ * @type:	its type: SOCK_STREAM, SOCK_DGRAM
+ * @proto:	its protocol
+ * @peer:	the peer the source's had
+ * @port:	its port
+ *
+ * Return: true if it is of that kind, connected to that peer
+ */
+bool mig_sock_check(int s, int type, int proto, const struct in6_addr *peer,
+		    uint16_t port)
+{
+	int t = 0, p = 0;
+	socklen_t sl = sizeof(t);
+	union inany_addr a;
+	uint16_t pp;
+
+	if (getsockopt(s, SOL_SOCKET, SO_TYPE, &t, &sl) ||
+	    getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &p,
+		       &(socklen_t){ sizeof(p) }) || t != type || p != proto)
+		return false;
+	return !mig_sock_peer(s, &a, &pp) && pp == port &&
+	       IN6_ARE_ADDR_EQUAL(&a.a6, peer);
+}
 
 /**
  * mig_handover_count() - sockets the source hands over so far
@@ -249,10 +294,10 @@ static int mig_handover_send(struct mig_io *io)
 		for (; i < mig_ho.n && n < MIG_HANDOVER_BATCH; i++) {
 			const struct flow_common *f = flow_at(mig_ho.flow[i]);
 
-			if (f->type != FLOW_TCP || !f->frozen || f->closing)
+			if (!f->frozen || f->closing)
 				continue;
 			pos[n] = i;
-			fds[n++] = flowtab[mig_ho.flow[i]].tcp.sock;
+			fds[n++] = flow_sock(mig_ho.flow[i]);
 		}
 		if (!n)
 			break;
@@ -285,7 +330,7 @@ static void mig_handover_forget(void)
 	for (i = 0; i < mig_ho.n; i++) {
 		const struct flow_common *f = flow_at(mig_ho.flow[i]);
 
-		if (f->type == FLOW_TCP && f->frozen && !f->closing)
+		if (f->frozen && !f->closing)
 			flow_close(mig_ho.flow[i]);
 	}
 }

@@ -2,9 +2,12 @@
 #ifndef MIG_HANDOVER_H
 #define MIG_HANDOVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ctx;
+struct in6_addr;
+union inany_addr;
 struct mig_io;
 
 int mig_handover_save(const struct ctx *c, struct mig_io *io);
@@ -17,5 +20,8 @@ int mig_handover_take(uint32_t pos);
 void mig_handover_serve(struct ctx *c);
 void mig_handover_close(const struct ctx *c);
 void mig_handover_release(void);
+int mig_sock_peer(int s, union inany_addr *a, uint16_t *port);
+bool mig_sock_check(int s, int type, int proto, const struct in6_addr *peer,
+		    uint16_t port);
 
 #endif /* MIG_HANDOVER_H */

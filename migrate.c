@@ -16,7 +16,8 @@
  * Sections, in order: MIG_GUEST (the guest's MAC and addresses),
  * MIG_HANDOVER (where a target on this host fetches our sockets,
  * mig_handover.c), one MIG_TCP per established connection
- * (tcp_migrate.c). Once saved, those connections are frozen here: if the
+ * (tcp_migrate.c), one MIG_UDP per UDP flow the guest started
+ * (udp_migrate.c). Once saved, those connections are frozen here: if the
  * guest runs here again (the move failed, or was cancelled), they resume
  * (mig_resume()); if the front-end goes away, they are closed without a
  * word, the target has them.
@@ -37,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "flow.h"
 #include "inany.h"
 #include "ip.h"
 #include "link.h"
@@ -47,6 +49,7 @@
 #include "repair.h"
 #include "tcp.h"
 #include "tcp_migrate.h"
+#include "udp_migrate.h"
 
 #define MIG_MAGIC		"pt-mig\r\n"
 #define MIG_MAGIC_LEN		8
@@ -167,8 +170,8 @@ void mig_resume(struct ctx *c)
 	mig_frozen = false;
 	mig_handover_close(c);
 	mig_handover_repair(c, REPAIR_OFF);
-	info("migration: the guest runs here, %u connections resumed",
-	     tcp_mig_thaw(c));
+	info("migration: the guest runs here, %u flows resumed",
+	     flow_thaw_all(c));
 }
 
 /**
@@ -205,7 +208,7 @@ bool mig_save(struct ctx *c, struct mig_io *io)
 	tcp_batch_end(c);	/* nothing pending on a socket that moves */
 	ok = !mig_write(io, &h, sizeof(h)) && !mig_guest_save(io) &&
 	     !mig_handover_save(c, io) && !tcp_mig_save(c, io) &&
-	     !mig_section_start(io, MIG_END, 0);
+	     !udp_mig_save(c, io) && !mig_section_start(io, MIG_END, 0);
 	mig_frozen = mig_handover_count() > 0;
 	return ok;
 }
@@ -278,6 +281,10 @@ static bool mig_sections_load(struct ctx *c, struct mig_io *io)
 			break;
 		case MIG_TCP:
 			if (tcp_mig_load(c, io, len))
+				return false;
+			break;
+		case MIG_UDP:
+			if (udp_mig_load(c, io, len))
 				return false;
 			break;
 		default:

@@ -2418,6 +2418,7 @@ static const struct flow_type_ops tcp_flow_ops = {
 	.evictable	= tcp_flow_evictable,
 	.evict		= tcp_flow_evict,
 	.sock		= tcp_flow_sock,
+	.resume		= tcp_conn_resume,
 };
 
 /**

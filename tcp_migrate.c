@@ -111,24 +111,6 @@ struct mig_tcp {
 static_assert(sizeof(struct mig_tcp) == 108, "mig_tcp: no padding");
 
 /**
- * tcp_mig_peer() - the host-side peer of a socket, as an address and port
- * @s:		socket
- * @a:		address, set
- * @port:	port, set (host order)
- *
- * Return: 0 on success, -1 if it has none
- */
-static int tcp_mig_peer(int s, union inany_addr *a, uint16_t *port)
-{
-	union sockaddr_inany sa;
-	socklen_t sl = sizeof(sa);
-
-	if (getpeername(s, &sa.sa, &sl))
-		return -1;
-	return inany_from_sockaddr(a, port, &sa) ? -1 : 0;
-}
-
-/**
  * tcp_mig_conn_save() - one connection's section
  * @io:		transfer
  * @conn:	connection, established, frozen
@@ -164,7 +146,7 @@ static int tcp_mig_conn_save(struct mig_io *io, const struct tcp_conn *conn,
 	char str[FLOW_STRLEN];
 	uint16_t port;
 
-	if (tcp_mig_peer(conn->sock, &peer, &port))
+	if (mig_sock_peer(conn->sock, &peer, &port))
 		return 0;	/* gone meanwhile: the target resets it */
 	t.peer = peer.a6;
 	t.peer_port = htons(port);
@@ -200,7 +182,7 @@ int tcp_mig_save(struct ctx *c, struct mig_io *io)
 
 		if (conn->f.type != FLOW_TCP || conn->f.closing ||
 		    conn->phase != TCP_PHASE_ESTABLISHED || conn->sock < 0 ||
-		    tcp_mig_peer(conn->sock, &peer, &port))
+		    mig_sock_peer(conn->sock, &peer, &port))
 			continue;	/* no peer any more: not worth moving */
 		mig_handover_add(i);
 		tcp_conn_freeze(c, i);
@@ -227,7 +209,6 @@ static const char *tcp_mig_check(const struct mig_tcp *t,
 	uint32_t una = ntohl(t->seq_ack_from_tap);
 	uint32_t sent = ntohl(t->seq_to_tap) - una;
 	uint32_t max = ntohl(t->seq_max_to_tap) - una;
-	union inany_addr guest;
 
 	memset(key, 0, sizeof(*key));
 	key->gaddr.a6 = t->gaddr;
@@ -253,43 +234,7 @@ static const char *tcp_mig_check(const struct mig_tcp *t,
 		return "window";
 	if (!ntohl(t->rto_ms) || ntohl(t->rto_ms) > MIG_TCP_RTO_MAX_MS)
 		return "retransmission timeout";
-	if (!key->gport || !key->pport ||
-	    !inany_v4(&key->gaddr) != !inany_v4(&key->paddr) ||
-	    inany_is_unspecified(&key->paddr) ||
-	    inany_is_multicast(&key->paddr))
-		return "addresses";
-	if (!ip_family_on(inany_family(&key->gaddr)))
-		return "a family off here";
-	if (!ip_guest_uses(&key->gaddr) &&
-	    !(ip_guest_addr(inany_family(&key->gaddr), &guest) &&
-	      inany_equals(&guest, &key->gaddr)))
-		return "not the guest's address";
-	if (flow_lookup(key) >= 0)
-		return "a connection we have";
-	return NULL;
-}
-
-/**
- * tcp_mig_sock_check() - is a handed over socket the connection's?
- * @s:		socket
- * @t:		section
- *
- * Return: true if it is a TCP socket, connected to the source's peer
- */
-static bool tcp_mig_sock_check(int s, const struct mig_tcp *t)
-{
-	int type = 0, proto = 0;
-	socklen_t sl = sizeof(type);
-	union inany_addr peer;
-	uint16_t port;
-
-	if (getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &sl) ||
-	    getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &proto,
-		       &(socklen_t){ sizeof(proto) }) ||
-	    type != SOCK_STREAM || proto != IPPROTO_TCP)
-		return false;
-	return !tcp_mig_peer(s, &peer, &port) && port == ntohs(t->peer_port) &&
-	       IN6_ARE_ADDR_EQUAL(&peer.a6, &t->peer);
+	return ip_flow_key_check(key);
 }
 
 /**
@@ -326,7 +271,7 @@ static int tcp_mig_conn_take(struct ctx *c, const struct mig_tcp *t,
 	conn->rto_ms = ntohl(t->rto_ms);
 	conn->discard = ntohl(t->discard);
 	flow_hash_insert(idx);
-	/* Frozen until the guest runs here (tcp_mig_thaw()): if the move
+	/* Frozen until the guest runs here (flow_thaw_all()): if the move
 	 * fails first, the source's connection must not hear from us
 	 */
 	conn->f.frozen = true;
@@ -351,7 +296,8 @@ static int tcp_mig_sock(const struct ctx *c, struct mig_io *io,
 	int s = mig_handover_take(ntohl(t->sock)), r;
 
 	*rebuilt = false;
-	if (s >= 0 && !tcp_mig_sock_check(s, t)) {
+	if (s >= 0 && !mig_sock_check(s, SOCK_STREAM, IPPROTO_TCP, &t->peer,
+				     ntohs(t->peer_port))) {
 		err("migration: the socket handed over isn't the connection's");
 		close(s);
 		return -2;
@@ -413,25 +359,4 @@ int tcp_mig_load(struct ctx *c, struct mig_io *io, uint32_t len)
 		tcp_conn_rewind(c, idx);
 	}
 	return 0;
-}
-
-/**
- * tcp_mig_thaw() - the guest runs here: every frozen connection works
- *		    again (the move failed, or it brought them here)
- * @c:		execution context
- *
- * Return: how many
- */
-unsigned int tcp_mig_thaw(struct ctx *c)
-{
-	unsigned int i, n = 0, hwm = flow_high_water();
-
-	for (i = 0; i < hwm; i++) {
-		if (flowtab[i].f.type == FLOW_TCP && flowtab[i].f.frozen &&
-		    !flowtab[i].f.closing) {
-			tcp_conn_resume(c, i);
-			n++;
-		}
-	}
-	return n;
 }

@@ -9,6 +9,5 @@ struct mig_io;
 
 int tcp_mig_save(struct ctx *c, struct mig_io *io);
 int tcp_mig_load(struct ctx *c, struct mig_io *io, uint32_t len);
-unsigned int tcp_mig_thaw(struct ctx *c);
 
 #endif /* TCP_MIGRATE_H */

@@ -198,7 +198,7 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	uf->dns_up = -1;
 	uf->sent_as = ICMP_ERR_MIRROR_INIT;
 
-	if (s >= 0) {
+	if (s >= 0 && dst) {
 		if (connect(s, &dst->sa, dl)) {
 			err_ratelimit("UDP: connect for %s: %s",
 				      flow_str(key, str, sizeof(str)),
@@ -210,6 +210,55 @@ static struct udp_flow *udp_flow_new(struct ctx *c, const struct flow_key *key,
 	}
 	flow_hash_insert(idx);
 	return uf;
+}
+
+/**
+ * udp_flow_adopt() - an outbound flow on a socket migration brought here,
+ *		      frozen until the guest runs here (udp_flow_resume())
+ * @c:		execution context
+ * @key:	flow key, not in the table
+ * @s:		the flow's socket, connected to its peer; closed on failure
+ *
+ * Return: flow index, -1 if the table is full
+ */
+int udp_flow_adopt(struct ctx *c, const struct flow_key *key, int s)
+{
+	struct udp_flow *uf = udp_flow_new(c, key, s, NULL, 0);
+
+	if (!uf)
+		return -1;
+	uf->f.frozen = true;
+	uf->dns_up = ip_dns_up(c, &key->paddr, key->pport);
+	uf->dns_gen = resolv_up_gen();
+	return (int)((union flow *)uf - flowtab);
+}
+
+/**
+ * udp_flow_freeze() - stop a flow that migration moves: its socket goes to
+ *		       another passt, we keep it only to resume if the move
+ *		       fails
+ * @c:		execution context
+ * @idx:	flow index, with a socket of its own
+ */
+void udp_flow_freeze(struct ctx *c, int idx)
+{
+	epoll_ref_del(c, flowtab[idx].udp.sock);
+	flowtab[idx].f.frozen = true;
+}
+
+/**
+ * udp_flow_resume() - put a frozen flow to work: brought here, or given
+ *		       back by a move that failed
+ * @c:		execution context
+ * @idx:	flow index
+ */
+void udp_flow_resume(struct ctx *c, int idx)
+{
+	struct udp_flow *uf = &flowtab[idx].udp;
+
+	uf->f.frozen = false;
+	uf->f.active_at = c->now;
+	epoll_ref_add(c, uf->sock, EPOLL_TYPE_UDP, idx, EPOLLIN);
 }
 
 /**
@@ -669,6 +718,7 @@ static const struct flow_type_ops udp_flow_ops = {
 	.free		= udp_flow_free,
 	.evictable	= udp_flow_evictable,
 	.sock		= udp_flow_sock,
+	.resume		= udp_flow_resume,
 	.idle_ms	= UDP_IDLE_TIMEOUT_MS,
 };
 

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """UDP echo server and checking client for the pasta integration tests.
 
-Server: udpecho.py --bind ADDR --port PORT [--pidfile FILE]
+Server: udpecho.py --bind ADDR --port PORT [--pidfile FILE] [--log FILE]
     Echoes every datagram back to its sender, except "peer?", which is
     answered with the sender's address as text (an IPv4 sender of a
     dual-stack socket as plain IPv4).  ADDR is IPv4 or IPv6; "::" is
     dual-stack (IPv4 senders too).  The pidfile is written
-    (atomically) once the socket is bound.
+    (atomically) once the socket is bound.  With --log, a line for each
+    datagram: the sender's port, then the datagram's text.
 
 Client: udpecho.py --client --to ADDR[%ZONE] --port PORT [--source ADDR]
                    [--count K] [--max-size N] [--timeout SECONDS]
@@ -38,8 +39,12 @@ def server(a):
     s.bind((a.bind, a.port))
     if a.pidfile:
         write_pidfile(a.pidfile)
+    log = open(a.log, "a", buffering=1) if a.log else None
     while True:
         data, peer = s.recvfrom(65536)
+        if log:
+            log.write("%d %s\n" % (peer[1], data.decode(errors="replace")
+                                    .strip().replace("\n", " ")))
         if data == b"peer?":
             addr = peer[0]
             data = (addr[7:] if addr.startswith("::ffff:") else addr).encode()
@@ -111,6 +116,7 @@ def main():
     p.add_argument("--source", help="client: bind to this source address")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pidfile")
+    p.add_argument("--log", help="server: the sender's port of each datagram")
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--max-size", type=int, default=8000)
     p.add_argument("--timeout", type=float, default=20.0)

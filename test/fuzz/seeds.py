@@ -188,6 +188,16 @@ def mig_tcp_repair():
                     65535, 65535, 9000) + b"r" * 100 + b"s" * 50
 
 
+def mig_udp():
+    """A UDP section: guest 192.0.2.10:5353 to 198.51.100.1:53, host port
+    40000, answered, its socket at position 1 of the handover."""
+    def v4(a):
+        return b"\0" * 10 + b"\xff\xff" + socket.inet_pton(socket.AF_INET, a)
+    return v4("192.0.2.10") + v4("198.51.100.1") + \
+        struct.pack("!HHHHI", 5353, 53, 40000, 1, 1) + v4("198.51.100.1") + \
+        struct.pack("!HH", 53, 0)
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -234,6 +244,8 @@ def main():
     write(os.path.join(top, "migrate", "empty"), mig_state([]))
     write(os.path.join(top, "migrate", "tcp"),
           mig_state([(1, mig_guest()), (3, mig_tcp())]))
+    write(os.path.join(top, "migrate", "udp"),
+          mig_state([(1, mig_guest()), (3, mig_tcp()), (4, mig_udp())]))
     write(os.path.join(top, "migrate", "tcp_repair"),
           mig_state([(1, mig_guest()), (3, mig_tcp() + mig_tcp_repair())]))
 

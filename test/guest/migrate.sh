@@ -7,7 +7,10 @@
 # server through a -t port, QMP, and the checks of how it all ended.
 # Sourced after lib.sh and qemu.sh; wants QEMU, SRV_ADDR, HTTP_PORT,
 # ECHO_PORT, UP_MIB, RATE, DL_MIB, and the source's address as R sees it
-# in H_ADDR.
+# in H_ADDR. The guest's UDP flow goes to a logging echo server in R on
+# UDP_PORT (5514).
+
+UDP_PORT=5514
 
 qmp() { "$PY" "$TESTDIR/qmp.py" "$@"; }
 
@@ -18,7 +21,8 @@ _mig_qemu() {
 	shift 2
 	qemu_vu_argv "$sock" pt.test=migrate pt.srv="$SRV_ADDR" \
 		pt.port="$HTTP_PORT" pt.file=dl.bin pt.upmib="$UP_MIB" \
-		pt.rate="$RATE" pt.mwait=150 pt.gport="$ECHO_PORT"
+		pt.rate="$RATE" pt.mwait=150 pt.gport="$ECHO_PORT" \
+		pt.uport="$UDP_PORT"
 	qemu_bg_cmd "$name" 240 "${QEMU_ARGV[@]}" \
 		-qmp "unix:$WORK/$name.qmp,server=on,wait=off" "$@"
 }
@@ -27,6 +31,8 @@ _mig_qemu() {
 # the guest booted on the source and started its transfers; then one
 # more: R's connection to its echo server works
 mig_start() {
+	_bg_ns "$NS_R" udpecho "$PY" "$TESTDIR/udpecho.py" --bind "$SRV_ADDR" \
+		--port "$UDP_PORT" --log "$WORK/udp.log"
 	_mig_qemu src "$1"
 	SRC_PID=$QEMU_PID
 	_mig_qemu dst "$2" -incoming "unix:$WORK/mig.sock"
@@ -108,6 +114,19 @@ mig_wait_guest() {
 _mig_guest_done() {
 	grep -qaE "^PT-RESULT (ok|fail) download( |$(printf '\r')|$)" \
 		"$WORK/$1.console"
+}
+
+# mig_udp_results WHERE - one test: the guest's UDP flow went on from one
+# host port, its last datagram came
+mig_udp_results() {
+	local ports
+	_poll 20 grep -qs "udp 39" "$WORK/udp.log"
+	ports=$(cut -d' ' -f1 "$WORK/udp.log" 2>/dev/null | sort -u | tr '\n' ' ')
+	[ "$(echo $ports | wc -w)" = 1 ] && grep -qs "udp 39" "$WORK/udp.log"
+	ok $? "the guest's UDP flow went on $1, one host port ($ports)" || {
+		diag "$(wc -l <"$WORK/udp.log") datagrams, ports: $ports"
+		diag_file "$WORK/udp.log" 5
+	}
 }
 
 # mig_results NAME WHERE - seven tests: the guest on NAME's QEMU finished

@@ -9,10 +9,19 @@
 # until the host puts that file there, at most $PT_mwait s, and downloads
 # $PT_file again, unpaced, on a new connection. With $PT_gport, an echo
 # server (busybox nc -e cat) listens there first, for one connection the
-# host keeps open across the move.
+# host keeps open across the move. With $PT_uport, a UDP flow (below).
 . /tests/lib.sh
 
 [ -n "${PT_gport:-}" ] && nc -l -p "$PT_gport" -e cat </dev/null >/dev/null 2>&1 &
+# With $PT_uport, a UDP flow too: syslogd sends what logger gives it to
+# $PT_srv:$PT_uport from one socket, one port, every 0.5 s for 20 s
+if [ -n "${PT_uport:-}" ]; then
+	syslogd -n -S -R "$PT_srv:$PT_uport" >/dev/null 2>&1 &
+	(i=0; while [ $i -lt 40 ]; do
+		logger -t pt "udp $i"; sleep 0.5; i=$((i + 1))
+	done) >/dev/null 2>&1 &
+	udp_loop=$!
+fi
 
 url="http://$PT_srv:$PT_port"
 rate=${PT_rate:-2097152}
@@ -52,4 +61,5 @@ if [ "$n" -eq 0 ]; then
 	exit 0
 fi
 pt_result ok migrate
+[ -n "${udp_loop:-}" ] && wait "$udp_loop"
 . /tests/download.sh
