@@ -206,9 +206,11 @@ int tcp_mig_save(struct ctx *c, struct mig_io *io)
 static const char *tcp_mig_check(const struct mig_tcp *t,
 				 struct flow_key *key)
 {
+	/* Our FIN takes a sequence number past the data */
+	uint32_t end = ntohl(t->seq_max_to_tap) + !!(t->close & TCP_TAP_FIN_SENT);
 	uint32_t una = ntohl(t->seq_ack_from_tap);
 	uint32_t sent = ntohl(t->seq_to_tap) - una;
-	uint32_t max = ntohl(t->seq_max_to_tap) - una;
+	uint32_t max = end - una;
 
 	memset(key, 0, sizeof(*key));
 	key->gaddr.a6 = t->gaddr;

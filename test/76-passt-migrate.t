@@ -7,17 +7,21 @@
 # old for a back-end's state in the stream) runs the source guest on one
 # passt and an incoming QEMU on another, both in H (one host, one network
 # namespace). The guest gets its lease from the source's passt, starts a
-# paced 16 MiB download from R and a paced 8 MiB upload to it
+# paced 16 MiB download from R and a paced 8 MiB upload to it (16 s each)
 # (test/guest/tests/migrate.sh); 3 s later QMP migrates it. Checked: QEMU
 # took our device state and dirty page log (it refuses to migrate
 # otherwise), both passt instances transferred the state and the target
 # took the source's sockets (handed over: same host), both transfers end
-# with sha256 intact on the target, no reset; then the guest downloads
-# again on a new connection, and the target's QEMU had the guest announced
-# (SEND_RARP). Downtime and total time, as QEMU reports them, are printed
-# as comments.
+# with sha256 intact on the target, no reset; R's connection through the
+# source's -t port to the guest's echo server goes on, and so does one R
+# half-closed (the guest answers after the move); the guest's UDP flow
+# keeps one host port throughout; then the guest downloads again on a new
+# connection, and the target's QEMU had the guest announced (SEND_RARP).
+# Downtime and total time, as QEMU reports them, are printed as comments.
+# test/guest/migrate.sh has the parts test/78 shares.
 #
-# The source runs with --migrate-exit: once its QEMU quits, it exits.
+# The source runs with --migrate-exit: once its QEMU quits, it exits. The
+# target has the same -t ports, which it binds once the source is gone.
 #
 # MIGRATE_FAIL=1 (test/77-passt-migrate-fail.t): the target passt runs
 # with -6 and refuses a state whose connections are IPv4; QEMU fails the
@@ -36,12 +40,7 @@
 . "$TESTDIR/guest/migrate.sh"
 
 PASST=${PASST:-$(dirname "$PASTA")/passt}
-HTTP_PORT=8080
-ECHO_PORT=8090		# the guest's echo server, forwarded with -t
-DL_MIB=16
-UP_MIB=8
 MIGRATE_FAIL=${MIGRATE_FAIL:-0}
-RATE=$((1024 * 1024))	# 16 s each way: past the move, even a slow one
 
 lib_init
 [ -x "$PASST" ] || skip_all "$PASST not built"
@@ -49,7 +48,7 @@ if ! "$TESTDIR/sid-root.sh" >/dev/null 2>"$WORK/sid-root.err"; then
 	skip_all "no Debian unstable root: $(tail -n 1 "$WORK/sid-root.err")"
 fi
 QEMU=$TESTDIR/qemu11
-[ "$MIGRATE_FAIL" = 1 ] && plan 18 || plan 20
+[ "$MIGRATE_FAIL" = 1 ] && plan 19 || plan 21
 
 guest_image
 topo_create || stop "topology"
@@ -76,9 +75,9 @@ DST_OPTS=()
 # one namespace the target can't bind it while the source holds it: it
 # starts anyway, and binds it once the source is gone. The connection R
 # makes through it moves with the guest
-passt_vu src "$WORK/u/src.sock" --migrate-exit -t "$ECHO_PORT" &&
+passt_vu src "$WORK/u/src.sock" --migrate-exit -t "$ECHO_PORT-$HALF_PORT" &&
 	SRC_PASST=$PASST_PID &&
-	passt_vu dst "$WORK/u/dst.sock" -t "$ECHO_PORT" "${DST_OPTS[@]}"
+	passt_vu dst "$WORK/u/dst.sock" -t "$ECHO_PORT-$HALF_PORT" "${DST_OPTS[@]}"
 ok $? "two passt instances listen (source and target)" || stop "passt"
 
 mig_start "$WORK/u/src.sock" "$WORK/u/dst.sock"

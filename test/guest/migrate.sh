@@ -5,12 +5,18 @@
 # source QEMU and an incoming one on two passt sockets, the guest's
 # transfers (test/guest/tests/migrate.sh), R's connection to its echo
 # server through a -t port, QMP, and the checks of how it all ended.
-# Sourced after lib.sh and qemu.sh; wants QEMU, SRV_ADDR, HTTP_PORT,
-# ECHO_PORT, UP_MIB, RATE, DL_MIB, and the source's address as R sees it
-# in H_ADDR. The guest's UDP flow goes to a logging echo server in R on
-# UDP_PORT (5514).
+# Sourced after lib.sh and qemu.sh; wants QEMU, and the source's address
+# as R sees it in H_ADDR. The guest's UDP flow goes to a logging echo
+# server in R on UDP_PORT; R half-closes a connection to the guest's
+# HALF_PORT (forwarded with ECHO_PORT), which answers once the guest moved.
 
-UDP_PORT=5514
+HTTP_PORT=8080		# R's server: the guest's transfers
+ECHO_PORT=8090		# the guest's echo server, forwarded with -t
+HALF_PORT=8091		# its half-closed connection's server, forwarded too
+UDP_PORT=5514		# R's logging UDP echo server
+DL_MIB=16
+UP_MIB=8
+RATE=$((1024 * 1024))	# 16 s each way: past the move, even a slow one
 
 qmp() { "$PY" "$TESTDIR/qmp.py" "$@"; }
 
@@ -22,7 +28,7 @@ _mig_qemu() {
 	qemu_vu_argv "$sock" pt.test=migrate pt.srv="$SRV_ADDR" \
 		pt.port="$HTTP_PORT" pt.file=dl.bin pt.upmib="$UP_MIB" \
 		pt.rate="$RATE" pt.mwait=150 pt.gport="$ECHO_PORT" \
-		pt.uport="$UDP_PORT"
+		pt.hport="$HALF_PORT" pt.uport="$UDP_PORT"
 	qemu_bg_cmd "$name" 240 "${QEMU_ARGV[@]}" \
 		-qmp "unix:$WORK/$name.qmp,server=on,wait=off" "$@"
 }
@@ -52,6 +58,8 @@ mig_start() {
 	is "$(cat "$WORK/echo.out" 2>/dev/null)" "before ok" \
 		"R's connection to the guest's echo server (-t) works" ||
 		diag_file "$WORK/echo.log"
+	bg_r halfopen "$PY" "$TESTDIR/halfopen.py" "$H_ADDR" "$HALF_PORT" \
+		"$WORK/halfopen.out"
 	# The return path: the source hears how loading went on the target,
 	# and resumes the guest if it failed (libvirt asks for it too)
 	for q in src dst; do
@@ -129,9 +137,10 @@ mig_udp_results() {
 	}
 }
 
-# mig_results NAME WHERE - seven tests: the guest on NAME's QEMU finished
+# mig_results NAME WHERE - eight tests: the guest on NAME's QEMU finished
 # both transfers intact, heard the host's word, R's echo connection went
-# on, a new download intact; WHERE says where, for the names
+# on, R's half-closed one got its answer, a new download intact; WHERE
+# says where, for the names
 mig_results() {
 	local out=$WORK/$1.out
 	is "$(result paced_download "$out")" ok \
@@ -146,6 +155,10 @@ mig_results() {
 	is "$(sed -n 's/^after //p' "$WORK/echo.out")" ok \
 		"R's connection to the guest's echo server went on $2" ||
 		diag_file "$WORK/echo.log"
+	_poll 60 test -s "$WORK/halfopen.out"
+	is "$(cat "$WORK/halfopen.out" 2>/dev/null)" ok \
+		"R's half-closed connection got the guest's answer $2" ||
+		diag_file "$WORK/halfopen.log"
 	is "$(result download "$out")" ok \
 		"guest downloaded $DL_MIB MiB again, new connection"
 	is "$(fact download_sha "$out")" "$(sha "$WORK/srv/dl.bin")" \

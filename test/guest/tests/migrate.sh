@@ -9,10 +9,19 @@
 # until the host puts that file there, at most $PT_mwait s, and downloads
 # $PT_file again, unpaced, on a new connection. With $PT_gport, an echo
 # server (busybox nc -e cat) listens there first, for one connection the
-# host keeps open across the move. With $PT_uport, a UDP flow (below).
+# host keeps open across the move. With $PT_hport and $PT_uport, a
+# half-closed connection and a UDP flow (below).
 . /tests/lib.sh
 
 [ -n "${PT_gport:-}" ] && nc -l -p "$PT_gport" -e cat </dev/null >/dev/null 2>&1 &
+# With $PT_hport, a server for a connection the host half-closes at once:
+# it answers "done" once $PT_hsleep s passed (across the move), then closes
+if [ -n "${PT_hport:-}" ]; then
+	printf '#!/bin/sh\ncat >/dev/null\nsleep %s\necho done\n' \
+		"${PT_hsleep:-12}" >/tmp/halfopen
+	chmod +x /tmp/halfopen
+	nc -l -p "$PT_hport" -e /tmp/halfopen </dev/null >/dev/null 2>&1 &
+fi
 # With $PT_uport, a UDP flow too: syslogd sends what logger gives it to
 # $PT_srv:$PT_uport from one socket, one port, every 0.5 s for 20 s
 if [ -n "${PT_uport:-}" ]; then
