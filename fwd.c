@@ -91,9 +91,10 @@ static uint32_t fwd_free[FWD_LISTENERS_MAX];	/* closed slots, for reuse */
 static unsigned int fwd_free_n;
 /* passt --vhost-user: some inbound port was in use at start-up (a guest's
  * migration source on this host holds it until it goes), so we try again
- * each second (fwd_held_retry(), which sets @fwd_retrying meanwhile)
+ * each second (fwd_held_retry()); @fwd_hold_ok: ports in use may be held
+ * now (retrying, or taking a migration source's rules)
  */
-static bool fwd_held, fwd_retrying;
+static bool fwd_held, fwd_hold_ok;
 /* By side, protocol and port: index + 1 of the first listener, see @next */
 static uint32_t fwd_head[FWD_PIFS][FWD_PROTOS][FWD_PORTS];
 
@@ -457,7 +458,8 @@ static int fwd_listen_port_retry(struct ctx *c, enum fwd_pif pif,
  * @pif:	side
  * @startup:	we're starting
  *
- * passt --vhost-user, inbound, at start-up or retrying: the target of a
+ * passt --vhost-user, inbound, at start-up, retrying or taking the rules
+ * of a migration's source (fwd_hold_ok): the target of a
  * migration on this host starts while the source holds the ports, and
  * takes them over once it goes. It doesn't wait at start-up either.
  *
@@ -466,7 +468,7 @@ static int fwd_listen_port_retry(struct ctx *c, enum fwd_pif pif,
 static bool fwd_may_hold(const struct ctx *c, enum fwd_pif pif, bool startup)
 {
 	return c->mode == MODE_PASST && c->vhost_user && pif == FWD_IN &&
-	       (startup || fwd_retrying);
+	       (startup || fwd_hold_ok);
 }
 
 /**
@@ -511,7 +513,7 @@ static int fwd_apply_rule(struct ctx *c, enum fwd_pif pif,
 		if (idx >= 0 || (r->flags & FWD_RULE_WEAK))
 			continue;
 		if (idx == -EADDRINUSE && fwd_may_hold(c, pif, startup)) {
-			if (!fwd_retrying)
+			if (!fwd_hold_ok)
 				warn("Port %u of %s is in use: bound once it is "
 				     "free (a migration's source holds it?)",
 				     port, fwd_rule_fmt(r, rs, sizeof(rs)));
@@ -775,11 +777,11 @@ void fwd_held_retry(struct ctx *c)
 		return;
 	next = c->now + MS_PER_S;
 	fwd_held = false;
-	fwd_retrying = true;
+	fwd_hold_ok = true;
 	if (fwd_apply(c, FWD_IN, &fwd_sides[FWD_IN].rules, false, err,
 		      sizeof(err)))
 		warn("%s", err);
-	fwd_retrying = false;
+	fwd_hold_ok = false;
 	if (!fwd_held)
 		info("Inbound ports in use at start-up: all bound now");
 }
@@ -840,6 +842,30 @@ int fwd_update(struct ctx *c, enum fwd_pif pif, const struct fwd_rules *new,
 	s->rules = *new;
 	fwd_index(pif);
 	return 0;
+}
+
+/**
+ * fwd_update_migrated() - take the inbound rules a migration's source had
+ *			   (changed at run time, maybe), as fwd_update()
+ * @c:		execution context
+ * @new:	its rules
+ * @err:	error message, written on failure
+ * @err_len:	its size
+ *
+ * On the same host, the source holds the ports until it goes: they are
+ * bound once free (fwd_held_retry()), as at start-up.
+ *
+ * Return: 0 on success, -1 on failure (our own rules stay)
+ */
+int fwd_update_migrated(struct ctx *c, const struct fwd_rules *new,
+			char *err, size_t err_len)
+{
+	int ret;
+
+	fwd_hold_ok = true;
+	ret = fwd_update(c, FWD_IN, new, err, err_len);
+	fwd_hold_ok = false;
+	return ret;
 }
 
 /**

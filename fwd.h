@@ -63,6 +63,8 @@ void fwd_listen(struct ctx *c, enum fwd_pif pif);
 void fwd_held_retry(struct ctx *c);
 int fwd_update(struct ctx *c, enum fwd_pif pif, const struct fwd_rules *new,
 	       char *err, size_t err_len);
+int fwd_update_migrated(struct ctx *c, const struct fwd_rules *new,
+			char *err, size_t err_len);
 const struct fwd_rules *fwd_rules_now(enum fwd_pif pif);
 void fwd_auto_scan(struct ctx *c);
 bool fwd_is_target(const union inany_addr *a);

@@ -13,8 +13,9 @@
  *	       that many bytes; integers in network order
  *   last:     MIG_END, empty, then the end of the pipe
  *
- * Sections, in order: MIG_GUEST (the guest's MAC and addresses),
- * MIG_HANDOVER (where a target on this host fetches our sockets,
+ * Sections, in order: MIG_GUEST (the guest's MAC and addresses), MIG_FWD
+ * (our inbound forwarding rules, which a control client may have changed:
+ * the target takes them when the guest runs there), MIG_HANDOVER (where a target on this host fetches our sockets,
  * mig_handover.c), one MIG_TCP per established connection
  * (tcp_migrate.c), one MIG_UDP per UDP flow the guest started
  * (udp_migrate.c). Once saved, those connections are frozen here: if the
@@ -39,6 +40,8 @@
 #include <unistd.h>
 
 #include "flow.h"
+#include "fwd.h"
+#include "fwd_rule.h"
 #include "inany.h"
 #include "ip.h"
 #include "link.h"
@@ -86,6 +89,12 @@ struct mig_guest {
 };
 
 static_assert(sizeof(struct mig_guest) == 44, "guest: no padding");
+
+/* The source's inbound forwarding rules, as loaded: ours from when the
+ * guest runs here (mig_resume()). Owner: this file.
+ */
+static struct fwd_rules mig_fwd;
+static bool mig_fwd_pending;
 
 /* Connections frozen here since we saved our state or loaded one, until
  * the guest runs here (mig_resume()) or its front-end goes
@@ -158,6 +167,91 @@ static int mig_guest_load(struct mig_io *io, uint32_t len)
 }
 
 /**
+ * mig_fwd_save() - MIG_FWD: our inbound forwarding rules, as they are now
+ *		    (a control client may have changed them)
+ * @io:		transfer
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int mig_fwd_save(struct mig_io *io)
+{
+	const struct fwd_rules *t = fwd_rules_now(FWD_IN);
+	uint8_t buf[FWD_RULE_WIRE_LEN];
+	uint32_t n = htonl(t->n);
+	unsigned int i;
+
+	if (mig_section_start(io, MIG_FWD, sizeof(n) + t->n * sizeof(buf)) ||
+	    mig_write(io, &n, sizeof(n)))
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		fwd_rule_encode(&t->rule[i], buf);
+		if (mig_write(io, buf, sizeof(buf)))
+			return -1;
+	}
+	return 0;
+}
+
+/**
+ * mig_fwd_load() - MIG_FWD: the source's inbound rules, each checked as a
+ *		    control client's would be, taken when the guest runs here
+ * @io:		transfer
+ * @len:	section length
+ *
+ * Return: 0 on success, -1 if the section is wrong
+ */
+static int mig_fwd_load(struct mig_io *io, uint32_t len)
+{
+	uint8_t buf[FWD_RULE_WIRE_LEN];
+	char why[FWD_ERR_LEN];
+	unsigned int i;
+	uint32_t n;
+
+	if (len < sizeof(n) || mig_read(io, &n, sizeof(n)) ||
+	    (n = ntohl(n)) > FWD_RULES_MAX ||
+	    len != sizeof(n) + n * sizeof(buf)) {
+		err("migration: forwarding section of %u bytes", len);
+		return -1;
+	}
+	for (mig_fwd.n = 0; mig_fwd.n < n; mig_fwd.n++) {
+		if (mig_read(io, buf, sizeof(buf)) ||
+		    fwd_rule_decode(&mig_fwd.rule[mig_fwd.n], buf, why,
+				    sizeof(why)))
+			goto wrong;
+	}
+	if (fwd_rules_check(&mig_fwd, why, sizeof(why)))
+		goto wrong;
+	for (i = 0; i < n && n == fwd_rules_now(FWD_IN)->n; i++) {
+		if (!fwd_rule_equal(&mig_fwd.rule[i],
+				    &fwd_rules_now(FWD_IN)->rule[i]))
+			break;
+	}
+	mig_fwd_pending = i < n || n != fwd_rules_now(FWD_IN)->n;
+	return 0;
+wrong:
+	err("migration: forwarding rule %u: %s", mig_fwd.n, why);
+	return -1;
+}
+
+/**
+ * mig_fwd_take() - the guest runs here: the source's rules replace ours,
+ *		    if they differ
+ * @c:		execution context
+ */
+static void mig_fwd_take(struct ctx *c)
+{
+	char why[FWD_ERR_LEN];
+
+	if (!mig_fwd_pending)
+		return;
+	mig_fwd_pending = false;
+	if (fwd_update_migrated(c, &mig_fwd, why, sizeof(why)))
+		warn("migration: the source's forwarding rules: %s; ours stay",
+		     why);
+	else
+		info("migration: the source's forwarding rules taken");
+}
+
+/**
  * mig_resume() - the guest runs here: after we saved our state, the move
  *		  failed; after we loaded one, it came here. The frozen
  *		  connections go on
@@ -170,6 +264,7 @@ void mig_resume(struct ctx *c)
 	mig_frozen = false;
 	mig_handover_close(c);
 	mig_handover_repair(c, REPAIR_OFF);
+	mig_fwd_take(c);
 	info("migration: the guest runs here, %u flows resumed",
 	     flow_thaw_all(c));
 }
@@ -207,7 +302,7 @@ bool mig_save(struct ctx *c, struct mig_io *io)
 
 	tcp_batch_end(c);	/* nothing pending on a socket that moves */
 	ok = !mig_write(io, &h, sizeof(h)) && !mig_guest_save(io) &&
-	     !mig_handover_save(c, io) && !tcp_mig_save(c, io) &&
+	     !mig_fwd_save(io) && !mig_handover_save(c, io) && !tcp_mig_save(c, io) &&
 	     !udp_mig_save(c, io) && !mig_section_start(io, MIG_END, 0);
 	mig_frozen = mig_handover_count() > 0;
 	return ok;
@@ -275,6 +370,10 @@ static bool mig_sections_load(struct ctx *c, struct mig_io *io)
 			if (mig_guest_load(io, len))
 				return false;
 			break;
+		case MIG_FWD:
+			if (mig_fwd_load(io, len))
+				return false;
+			break;
 		case MIG_HANDOVER:
 			if (mig_handover_load(io, len))
 				return false;
@@ -304,7 +403,11 @@ static bool mig_sections_load(struct ctx *c, struct mig_io *io)
  */
 bool mig_load(struct ctx *c, struct mig_io *io)
 {
-	bool ok = mig_sections_load(c, io);
+	bool ok;
+
+	mig_fwd_pending = false;
+	ok = mig_sections_load(c, io);
+	mig_fwd_pending = mig_fwd_pending && ok;
 
 	mig_handover_release();
 	mig_frozen = true;	/* what we took waits for the guest to run */

@@ -21,7 +21,8 @@
 # test/guest/migrate.sh has the parts test/78 shares.
 #
 # The source runs with --migrate-exit: once its QEMU quits, it exits. The
-# target has the same -t ports, which it binds once the source is gone.
+# target has the same -t ports, which it binds once the source is gone,
+# and one more that pesto added to the source at run time (-c).
 #
 # MIGRATE_FAIL=1 (test/77-passt-migrate-fail.t): the target passt runs
 # with -6 and refuses a state whose connections are IPv4; QEMU fails the
@@ -48,7 +49,7 @@ if ! "$TESTDIR/sid-root.sh" >/dev/null 2>"$WORK/sid-root.err"; then
 	skip_all "no Debian unstable root: $(tail -n 1 "$WORK/sid-root.err")"
 fi
 QEMU=$TESTDIR/qemu11
-[ "$MIGRATE_FAIL" = 1 ] && plan 19 || plan 21
+[ "$MIGRATE_FAIL" = 1 ] && plan 20 || plan 22
 
 guest_image
 topo_create || stop "topology"
@@ -75,12 +76,20 @@ DST_OPTS=()
 # one namespace the target can't bind it while the source holds it: it
 # starts anyway, and binds it once the source is gone. The connection R
 # makes through it moves with the guest
-passt_vu src "$WORK/u/src.sock" --migrate-exit -t "$ECHO_PORT-$HALF_PORT" &&
+passt_vu src "$WORK/u/src.sock" --migrate-exit -t "$ECHO_PORT-$HALF_PORT" \
+	-c "$WORK/u/src.ctl" &&
 	SRC_PASST=$PASST_PID &&
 	passt_vu dst "$WORK/u/dst.sock" -t "$ECHO_PORT-$HALF_PORT" "${DST_OPTS[@]}"
 ok $? "two passt instances listen (source and target)" || stop "passt"
 
 mig_start "$WORK/u/src.sock" "$WORK/u/dst.sock"
+# A rule added to the source at run time (Podman 6's way): the target
+# takes the source's rules with the guest
+ADDED_PORT=8093
+"$TOPDIR/pesto" --add -t "$ADDED_PORT" "$WORK/u/src.ctl" >"$WORK/pesto.out" 2>&1 &&
+	_poll 5 eval 'in_h ss -Hltn "sport = :$ADDED_PORT" | grep -q LISTEN'
+ok $? "pesto added -t $ADDED_PORT to the source passt (-c)" ||
+	diag_file "$WORK/pesto.out"
 sleep 3
 want=completed
 [ "$MIGRATE_FAIL" = 1 ] && want=failed
@@ -109,9 +118,13 @@ else
 	qmp "$WORK/src.qmp" quit >/dev/null 2>&1
 	wait_gone "$SRC_PASST" 10
 	ok $? "source passt exited once its QEMU quit (--migrate-exit)"
-	_poll 5 eval 'in_h ss -Hltn "sport = :$ECHO_PORT" | grep -q LISTEN'
-	ok $? "target passt took the forwarded port the source held" ||
-		diag "$(grep -a "Port\|Inbound" "$WORK/dst.log" | tail -n 3)"
+	listens() {
+		in_h ss -Hltn "sport = :$ECHO_PORT" | grep -q LISTEN &&
+			in_h ss -Hltn "sport = :$ADDED_PORT" | grep -q LISTEN
+	}
+	_poll 5 listens
+	ok $? "target passt took the ports the source held, the added one too" ||
+		diag "$(grep -a "Port\|Inbound\|forwarding" "$WORK/dst.log" | tail -n 4)"
 	GUEST=dst
 fi
 mig_wait_guest "$GUEST"

@@ -198,6 +198,12 @@ def mig_udp():
         struct.pack("!HH", 53, 0)
 
 
+def mig_fwd():
+    """A forwarding section: one rule, TCP 8080 on every address."""
+    return struct.pack("!I", 1) + b"\0" * 48 + \
+        struct.pack("!HHHBB", 8080, 8080, 8080, 6, 1)
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -244,6 +250,8 @@ def main():
     write(os.path.join(top, "migrate", "empty"), mig_state([]))
     write(os.path.join(top, "migrate", "tcp"),
           mig_state([(1, mig_guest()), (3, mig_tcp())]))
+    write(os.path.join(top, "migrate", "fwd"),
+          mig_state([(1, mig_guest()), (5, mig_fwd())]))
     write(os.path.join(top, "migrate", "udp"),
           mig_state([(1, mig_guest()), (3, mig_tcp()), (4, mig_udp())]))
     write(os.path.join(top, "migrate", "tcp_repair"),
