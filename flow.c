@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
@@ -475,6 +476,35 @@ int flow_sock(int idx)
 	const struct flow_type_ops *ops = flow_ops(&flowtab[idx].f);
 
 	return ops->sock ? ops->sock(idx) : -1;
+}
+
+/**
+ * flow_freeze() - stop a datagram flow that migration moves: its socket
+ *		   goes to another passt, we keep it only to resume if the
+ *		   move fails (the type's .resume puts it back to work)
+ * @c:		execution context
+ * @idx:	flow index, with a socket of its own
+ */
+void flow_freeze(struct ctx *c, int idx)
+{
+	epoll_ref_del(c, flow_sock(idx));
+	flowtab[idx].f.frozen = true;
+}
+
+/**
+ * flow_dgram_resume() - put a frozen datagram flow to work (its type's
+ *			 .resume): brought here, or given back
+ * @c:		execution context
+ * @idx:	flow index
+ * @type:	epoll type of its socket, enum epoll_type
+ */
+void flow_dgram_resume(struct ctx *c, int idx, unsigned int type)
+{
+	struct flow_common *f = &flowtab[idx].f;
+
+	f->frozen = false;
+	f->active_at = c->now;
+	epoll_ref_add(c, flow_sock(idx), (enum epoll_type)type, idx, EPOLLIN);
 }
 
 /**

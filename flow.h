@@ -162,6 +162,8 @@ void flow_close(int idx);
 void flow_defer_free(struct ctx *c);
 void flow_close_all(struct ctx *c);
 int flow_sock(int idx);
+void flow_freeze(struct ctx *c, int idx);
+void flow_dgram_resume(struct ctx *c, int idx, unsigned int type);
 unsigned int flow_thaw_all(struct ctx *c);
 int flow_reset_gone(struct ctx *c, const union inany_addr *host, int n_host,
 		    const union inany_addr *guest, int n_guest);

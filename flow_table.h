@@ -21,4 +21,7 @@ union flow {
 
 extern union flow flowtab[FLOW_MAX];
 
+/* The index of a flow, from a pointer to its entry (any member) */
+#define FLOW_IDX_OF(p)		((int)((const union flow *)(p) - flowtab))
+
 #endif /* FLOW_TABLE_H */

@@ -55,33 +55,19 @@ static const struct icmp_echo_types *icmp_echo(const union inany_addr *a)
 static uint8_t icmp_frame[FRAME_BUF_SIZE] __attribute__((aligned(8)));
 
 /**
- * icmp_flow_new() - open a ping socket for a guest's echo session
+ * icmp_flow_on() - an echo session on its ping socket
  * @c:		execution context
  * @key:	flow key, gport is the echo identifier
+ * @s:		ping socket, connected; closed on failure
  *
- * Return: flow, or NULL on failure (logged)
+ * Return: flow, or NULL if the table is full
  */
-static struct icmp_flow *icmp_flow_new(struct ctx *c,
-				       const struct flow_key *key)
+static struct icmp_flow *icmp_flow_on(struct ctx *c,
+				      const struct flow_key *key, int s)
 {
-	union sockaddr_inany sa;
+	int idx = flow_alloc(c, FLOW_BUDGET_ICMP);
 	struct icmp_flow *pf;
-	char str[FLOW_STRLEN];
-	socklen_t sl;
-	int idx, s;
 
-	s = ip_flow_sock(c, SOCK_DGRAM, key->proto, &key->paddr, 0, 0, &sa,
-			 &sl);
-	if (s < 0 || connect(s, &sa.sa, sl)) {
-		err_ratelimit("ICMP: ping socket for %s: %s (see "
-			      "net.ipv4.ping_group_range)",
-			      flow_str(key, str, sizeof(str)),
-			      strerror(s < 0 ? -s : errno));
-		if (s >= 0)
-			close(s);
-		return NULL;
-	}
-	idx = flow_alloc(c, FLOW_BUDGET_ICMP);
 	if (idx < 0) {
 		pkt_drop(DROP_FLOW_TABLE_FULL);
 		close(s);
@@ -95,8 +81,70 @@ static struct icmp_flow *icmp_flow_new(struct ctx *c,
 	pf->f.active_at = c->now;
 	icmp_err_watch(s, key);
 	flow_hash_insert(idx);
-	epoll_ref_add(c, s, EPOLL_TYPE_PING, idx, EPOLLIN);
 	return pf;
+}
+
+/**
+ * icmp_flow_new() - open a ping socket for a guest's echo session
+ * @c:		execution context
+ * @key:	flow key, gport is the echo identifier
+ *
+ * Return: flow, or NULL on failure (logged)
+ */
+static struct icmp_flow *icmp_flow_new(struct ctx *c,
+				       const struct flow_key *key)
+{
+	union sockaddr_inany sa;
+	struct icmp_flow *pf;
+	char str[FLOW_STRLEN];
+	socklen_t sl;
+	int s;
+
+	s = ip_flow_sock(c, SOCK_DGRAM, key->proto, &key->paddr, 0, 0, &sa,
+			 &sl);
+	if (s < 0 || connect(s, &sa.sa, sl)) {
+		err_ratelimit("ICMP: ping socket for %s: %s (see "
+			      "net.ipv4.ping_group_range)",
+			      flow_str(key, str, sizeof(str)),
+			      strerror(s < 0 ? -s : errno));
+		if (s >= 0)
+			close(s);
+		return NULL;
+	}
+	pf = icmp_flow_on(c, key, s);
+	if (pf)
+		epoll_ref_add(c, s, EPOLL_TYPE_PING, FLOW_IDX_OF(pf), EPOLLIN);
+	return pf;
+}
+
+/**
+ * icmp_flow_adopt() - an echo session on a socket migration brought here,
+ *		       frozen until the guest runs here (icmp_flow_resume())
+ * @c:		execution context
+ * @key:	flow key, not in the table
+ * @s:		its ping socket, connected; closed on failure
+ *
+ * Return: flow index, -1 if the table is full
+ */
+int icmp_flow_adopt(struct ctx *c, const struct flow_key *key, int s)
+{
+	struct icmp_flow *pf = icmp_flow_on(c, key, s);
+
+	if (!pf)
+		return -1;
+	pf->f.frozen = true;
+	return FLOW_IDX_OF(pf);
+}
+
+/**
+ * icmp_flow_resume() - put a frozen session to work: brought here, or
+ *			given back by a move that failed
+ * @c:		execution context
+ * @idx:	flow index
+ */
+static void icmp_flow_resume(struct ctx *c, int idx)
+{
+	flow_dgram_resume(c, idx, EPOLL_TYPE_PING);
 }
 
 /**
@@ -207,6 +255,7 @@ static int icmp_flow_sock(int idx)
 static const struct flow_type_ops icmp_flow_ops = {
 	.free		= icmp_flow_free,
 	.sock		= icmp_flow_sock,
+	.resume		= icmp_flow_resume,
 	.idle_ms	= ICMP_IDLE_TIMEOUT_MS,
 };
 

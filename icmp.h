@@ -14,5 +14,6 @@ void icmp_init(void);
 void icmp_tap_input(struct ctx *c, const struct l3_info *l3,
 		    struct pkt_view l4);
 void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
+int icmp_flow_adopt(struct ctx *c, const struct flow_key *key, int s);
 
 #endif /* ICMP_H */

@@ -1061,7 +1061,9 @@ const char *ip_flow_key_check(const struct flow_key *key)
 {
 	union inany_addr guest;
 
-	if (!key->gport || !key->pport ||
+	bool echo = key->proto == IPPROTO_ICMP || key->proto == IPPROTO_ICMPV6;
+
+	if ((!echo && (!key->gport || !key->pport)) ||
 	    !inany_v4(&key->gaddr) != !inany_v4(&key->paddr) ||
 	    inany_is_unspecified(&key->paddr) ||
 	    inany_is_multicast(&key->paddr))

@@ -86,7 +86,8 @@ int mig_sock_peer(int s, union inany_addr *a, uint16_t *port)
  * @s:		socket
  * @type:	its type: SOCK_STREAM, SOCK_DGRAM
  * @proto:	its protocol
- * @peer:	the peer the source's had
+ * @peer:	the peer the source's had; unspecified, with @port 0: any
+ *		(a ping socket names none)
  * @port:	its port
  *
  * Return: true if it is of that kind, connected to that peer
@@ -103,6 +104,8 @@ bool mig_sock_check(int s, int type, int proto, const struct in6_addr *peer,
 	    getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &p,
 		       &(socklen_t){ sizeof(p) }) || t != type || p != proto)
 		return false;
+	if (!port && IN6_IS_ADDR_UNSPECIFIED(peer))
+		return true;
 	return !mig_sock_peer(s, &a, &pp) && pp == port &&
 	       IN6_ARE_ADDR_EQUAL(&a.a6, peer);
 }

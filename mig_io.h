@@ -29,7 +29,7 @@ enum mig_section {
 	MIG_GUEST = 1,		/* struct mig_guest */
 	MIG_HANDOVER = 2,	/* struct mig_handover */
 	MIG_TCP = 3,		/* struct mig_tcp (tcp_migrate.c) */
-	MIG_UDP = 4,		/* struct mig_udp (udp_migrate.c) */
+	MIG_DGRAM = 4,		/* struct mig_dgram (dgram_migrate.c) */
 	MIG_FWD = 5,		/* inbound forwarding rules (migrate.c) */
 };
 

@@ -15,13 +15,13 @@
  *
  * Sections, in order: MIG_GUEST (the guest's MAC and addresses), MIG_FWD
  * (our inbound forwarding rules, which a control client may have changed:
- * the target takes them when the guest runs there), MIG_HANDOVER (where a target on this host fetches our sockets,
- * mig_handover.c), one MIG_TCP per established connection
- * (tcp_migrate.c), one MIG_UDP per UDP flow the guest started
- * (udp_migrate.c). Once saved, those connections are frozen here: if the
- * guest runs here again (the move failed, or was cancelled), they resume
- * (mig_resume()); if the front-end goes away, they are closed without a
- * word, the target has them.
+ * the target takes them when the guest runs there), MIG_HANDOVER (where
+ * a target on this host fetches our sockets, mig_handover.c), one MIG_TCP
+ * per established connection (tcp_migrate.c), one MIG_DGRAM per UDP flow
+ * or echo session the guest started (dgram_migrate.c). Once saved, those
+ * flows are frozen here: if the guest runs here again (the move failed,
+ * or was cancelled), they resume (mig_resume()); if the front-end goes
+ * away, they are closed without a word, the target has them.
  *
  * Loading trusts nothing: a section of a type we don't know, of the wrong
  * length, with a field out of range, anything after MIG_END or a stream
@@ -39,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dgram_migrate.h"
 #include "flow.h"
 #include "fwd.h"
 #include "fwd_rule.h"
@@ -52,7 +53,6 @@
 #include "repair.h"
 #include "tcp.h"
 #include "tcp_migrate.h"
-#include "udp_migrate.h"
 
 #define MIG_MAGIC		"pt-mig\r\n"
 #define MIG_MAGIC_LEN		8
@@ -303,7 +303,7 @@ bool mig_save(struct ctx *c, struct mig_io *io)
 	tcp_batch_end(c);	/* nothing pending on a socket that moves */
 	ok = !mig_write(io, &h, sizeof(h)) && !mig_guest_save(io) &&
 	     !mig_fwd_save(io) && !mig_handover_save(c, io) && !tcp_mig_save(c, io) &&
-	     !udp_mig_save(c, io) && !mig_section_start(io, MIG_END, 0);
+	     !dgram_mig_save(c, io) && !mig_section_start(io, MIG_END, 0);
 	mig_frozen = mig_handover_count() > 0;
 	return ok;
 }
@@ -382,8 +382,8 @@ static bool mig_sections_load(struct ctx *c, struct mig_io *io)
 			if (tcp_mig_load(c, io, len))
 				return false;
 			break;
-		case MIG_UDP:
-			if (udp_mig_load(c, io, len))
+		case MIG_DGRAM:
+			if (dgram_mig_load(c, io, len))
 				return false;
 			break;
 		default:

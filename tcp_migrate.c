@@ -236,6 +236,8 @@ static const char *tcp_mig_check(const struct mig_tcp *t,
 		return "window";
 	if (!ntohl(t->rto_ms) || ntohl(t->rto_ms) > MIG_TCP_RTO_MAX_MS)
 		return "retransmission timeout";
+	if (!t->peer_port)
+		return "the socket's peer";
 	return ip_flow_key_check(key);
 }
 

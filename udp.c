@@ -230,20 +230,7 @@ int udp_flow_adopt(struct ctx *c, const struct flow_key *key, int s)
 	uf->f.frozen = true;
 	uf->dns_up = ip_dns_up(c, &key->paddr, key->pport);
 	uf->dns_gen = resolv_up_gen();
-	return (int)((union flow *)uf - flowtab);
-}
-
-/**
- * udp_flow_freeze() - stop a flow that migration moves: its socket goes to
- *		       another passt, we keep it only to resume if the move
- *		       fails
- * @c:		execution context
- * @idx:	flow index, with a socket of its own
- */
-void udp_flow_freeze(struct ctx *c, int idx)
-{
-	epoll_ref_del(c, flowtab[idx].udp.sock);
-	flowtab[idx].f.frozen = true;
+	return FLOW_IDX_OF(uf);
 }
 
 /**
@@ -252,13 +239,9 @@ void udp_flow_freeze(struct ctx *c, int idx)
  * @c:		execution context
  * @idx:	flow index
  */
-void udp_flow_resume(struct ctx *c, int idx)
+static void udp_flow_resume(struct ctx *c, int idx)
 {
-	struct udp_flow *uf = &flowtab[idx].udp;
-
-	uf->f.frozen = false;
-	uf->f.active_at = c->now;
-	epoll_ref_add(c, uf->sock, EPOLL_TYPE_UDP, idx, EPOLLIN);
+	flow_dgram_resume(c, idx, EPOLL_TYPE_UDP);
 }
 
 /**

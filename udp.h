@@ -23,7 +23,5 @@ void udp_tap_send(struct ctx *c, uint8_t *buf, const union inany_addr *src,
 void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void udp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 int udp_flow_adopt(struct ctx *c, const struct flow_key *key, int s);
-void udp_flow_freeze(struct ctx *c, int idx);
-void udp_flow_resume(struct ctx *c, int idx);
 
 #endif /* UDP_H */

@@ -49,7 +49,7 @@ if ! "$TESTDIR/sid-root.sh" >/dev/null 2>"$WORK/sid-root.err"; then
 	skip_all "no Debian unstable root: $(tail -n 1 "$WORK/sid-root.err")"
 fi
 QEMU=$TESTDIR/qemu11
-[ "$MIGRATE_FAIL" = 1 ] && plan 20 || plan 22
+[ "$MIGRATE_FAIL" = 1 ] && plan 22 || plan 24
 
 guest_image
 topo_create || stop "topology"

@@ -49,7 +49,7 @@ if [ -z "${REPAIR_DST:-}" ]; then
 	"$TESTDIR/upstream" passt-repair 2>/dev/null
 	[ $? -ne 127 ] && REPAIR_DST="$TESTDIR/upstream passt-repair"
 fi
-plan 21
+plan 23
 
 guest_image
 topo_create || stop "topology"
@@ -63,7 +63,8 @@ ip netns add "$NS_H2" && _NETNS+=("$NS_H2") &&
 	ip -n "$NS_R" addr add "$R_ADDR6/64" dev veth9 nodad &&
 	ip -n "$NS_H2" link set veth0 up && ip -n "$NS_R" link set veth9 up &&
 	ip -n "$NS_H2" route add default via "$R_ADDR" dev veth0 &&
-	ip -n "$NS_H2" -6 route add default via "$R_ADDR6" dev veth0
+	ip -n "$NS_H2" -6 route add default via "$R_ADDR6" dev veth0 &&
+	ip netns exec "$NS_H2" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
 ok $? "second host H2, H's addresses, linked to R" || stop "H2"
 in_h2() { ip netns exec "$NS_H2" "$@"; }
 

@@ -188,14 +188,16 @@ def mig_tcp_repair():
                     65535, 65535, 9000) + b"r" * 100 + b"s" * 50
 
 
-def mig_udp():
-    """A UDP section: guest 192.0.2.10:5353 to 198.51.100.1:53, host port
-    40000, answered, its socket at position 1 of the handover."""
+def mig_dgram(proto=17, gport=5353, pport=53, local=40000):
+    """A datagram section: guest 192.0.2.10 to 198.51.100.1, UDP (host port
+    40000) or an echo session (proto 1, identifier as ports), answered,
+    its socket at position 1 of the handover."""
     def v4(a):
         return b"\0" * 10 + b"\xff\xff" + socket.inet_pton(socket.AF_INET, a)
+    peer = v4("198.51.100.1") if proto == 17 else b"\0" * 16
     return v4("192.0.2.10") + v4("198.51.100.1") + \
-        struct.pack("!HHHHI", 5353, 53, 40000, 1, 1) + v4("198.51.100.1") + \
-        struct.pack("!HH", 53, 0)
+        struct.pack("!HHHHI", gport, pport, local, 1, 1) + \
+        peer + struct.pack("!HBB", pport, proto, 0)
 
 
 def mig_fwd():
@@ -253,7 +255,9 @@ def main():
     write(os.path.join(top, "migrate", "fwd"),
           mig_state([(1, mig_guest()), (5, mig_fwd())]))
     write(os.path.join(top, "migrate", "udp"),
-          mig_state([(1, mig_guest()), (3, mig_tcp()), (4, mig_udp())]))
+          mig_state([(1, mig_guest()), (3, mig_tcp()), (4, mig_dgram())]))
+    write(os.path.join(top, "migrate", "echo"),
+          mig_state([(1, mig_guest()), (4, mig_dgram(1, 0x1234, 0, 0x1234))]))
     write(os.path.join(top, "migrate", "tcp_repair"),
           mig_state([(1, mig_guest()), (3, mig_tcp() + mig_tcp_repair())]))
 

@@ -137,10 +137,11 @@ mig_udp_results() {
 	}
 }
 
-# mig_results NAME WHERE - eight tests: the guest on NAME's QEMU finished
+# mig_results NAME WHERE - ten tests: the guest on NAME's QEMU finished
 # both transfers intact, heard the host's word, R's echo connection went
-# on, R's half-closed one got its answer, a new download intact; WHERE
-# says where, for the names
+# on, R's half-closed one got its answer, the guest's pings too, NAME's
+# passt resumed all 6 flows, a new download intact; WHERE says where, for
+# the names
 mig_results() {
 	local out=$WORK/$1.out
 	is "$(result paced_download "$out")" ok \
@@ -159,6 +160,11 @@ mig_results() {
 	is "$(cat "$WORK/halfopen.out" 2>/dev/null)" ok \
 		"R's half-closed connection got the guest's answer $2" ||
 		diag_file "$WORK/halfopen.log"
+	[ "$(fact ping_last_seq "$out")" -ge 30 ] 2>/dev/null
+	ok $? "the guest's pings got answers after the move (last: $(fact ping_last_seq "$out"))"
+	grep -q "the guest runs here, 6 flows resumed" "$WORK/$1.log"
+	ok $? "passt on the $1 resumed 6 flows: 4 connections, UDP, echo" ||
+		diag "$(grep -a "flows resumed" "$WORK/$1.log")"
 	is "$(result download "$out")" ok \
 		"guest downloaded $DL_MIB MiB again, new connection"
 	is "$(fact download_sha "$out")" "$(sha "$WORK/srv/dl.bin")" \

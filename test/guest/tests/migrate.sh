@@ -10,7 +10,7 @@
 # $PT_file again, unpaced, on a new connection. With $PT_gport, an echo
 # server (busybox nc -e cat) listens there first, for one connection the
 # host keeps open across the move. With $PT_hport and $PT_uport, a
-# half-closed connection and a UDP flow (below).
+# half-closed connection and a UDP flow (below); an echo session always.
 . /tests/lib.sh
 
 [ -n "${PT_gport:-}" ] && nc -l -p "$PT_gport" -e cat </dev/null >/dev/null 2>&1 &
@@ -22,6 +22,9 @@ if [ -n "${PT_hport:-}" ]; then
 	chmod +x /tmp/halfopen
 	nc -l -p "$PT_hport" -e /tmp/halfopen </dev/null >/dev/null 2>&1 &
 fi
+# An echo session across the move: 40 pings, 0.5 s apart
+ping -c 40 -i 0.5 -W 2 "$PT_srv" >/tmp/ping.out 2>&1 &
+ping_pid=$!
 # With $PT_uport, a UDP flow too: syslogd sends what logger gives it to
 # $PT_srv:$PT_uport from one socket, one port, every 0.5 s for 20 s
 if [ -n "${PT_uport:-}" ]; then
@@ -71,4 +74,6 @@ if [ "$n" -eq 0 ]; then
 fi
 pt_result ok migrate
 [ -n "${udp_loop:-}" ] && wait "$udp_loop"
+wait "$ping_pid"
+pt_fact ping_last_seq "$(sed -n 's/.*seq=\([0-9]*\).*/\1/p' /tmp/ping.out | tail -n 1)"
 . /tests/download.sh
