@@ -227,6 +227,46 @@ static void vu_handler(struct ctx *c, uint32_t events)
 }
 
 /**
+ * dispatch_guest() - an event of the guest's side: its link (tap device,
+ *		      passt's socket, vhost-user), migration, passt-repair
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ *
+ * Return: true if it was one of those, handled
+ */
+static bool dispatch_guest(struct ctx *c, union epoll_ref ref,
+			   uint32_t events)
+{
+	switch (ref.type) {
+	case EPOLL_TYPE_TAP:
+		if (c->vhost_user)
+			vu_handler(c, events);
+		else
+			input_handler(c, events);
+		return true;
+	case EPOLL_TYPE_VHOST_KICK:
+		if (vu_kick_handler(c, ref.index))
+			input_handler(c, EPOLLIN);
+		return true;
+	case EPOLL_TYPE_TAP_LISTEN:
+		stream_listen_handler(c, events);
+		return true;
+	case EPOLL_TYPE_MIG_HANDOVER:
+		mig_handover_serve(c);
+		return true;
+	case EPOLL_TYPE_REPAIR_LISTEN:
+		repair_listen_handler(c);
+		return true;
+	case EPOLL_TYPE_REPAIR:
+		repair_handler(c, events);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
  * dispatch() - hand one event to the handler for its kind
  * @c:		execution context
  * @ev:		event
@@ -235,29 +275,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 {
 	union epoll_ref ref = { .u64 = ev->data.u64 };
 
+	if (dispatch_guest(c, ref, ev->events))
+		return;
 	switch (ref.type) {
-	case EPOLL_TYPE_TAP:
-		if (c->vhost_user)
-			vu_handler(c, ev->events);
-		else
-			input_handler(c, ev->events);
-		break;
-	case EPOLL_TYPE_VHOST_KICK:
-		if (vu_kick_handler(c, ref.index))
-			input_handler(c, EPOLLIN);
-		break;
-	case EPOLL_TYPE_TAP_LISTEN:
-		stream_listen_handler(c, ev->events);
-		break;
-	case EPOLL_TYPE_MIG_HANDOVER:
-		mig_handover_serve(c);
-		break;
-	case EPOLL_TYPE_REPAIR_LISTEN:
-		repair_listen_handler(c);
-		break;
-	case EPOLL_TYPE_REPAIR:
-		repair_handler(c, ev->events);
-		break;
 	case EPOLL_TYPE_SIGNAL:
 		signal_handler(c);
 		break;

@@ -445,6 +445,31 @@ static bool vu_rx_in_place(const struct vq_elem *e, uint8_t *buf, size_t len,
 }
 
 /**
+ * vu_frame_len() - the length of a transmit chain's frame, its virtio-net
+ *		    header checked
+ * @e:		element
+ * @hdr:	the header, set
+ *
+ * Return: length, or -1 if the frame can't be taken (counted as dropped)
+ */
+static ssize_t vu_frame_len(const struct vq_elem *e,
+			    struct virtio_net_hdr_mrg_rxbuf *hdr)
+{
+	ssize_t len = vu_hdr_out(e, hdr);
+
+	if (len < 0 || len > FRAME_BUF_SIZE - FRAME_PAD) {
+		pkt_drop(DROP_ETH_SHORT);
+		return -1;
+	}
+	if (!link_vnet_gso_ok(&hdr->hdr, vu_has(VIRTIO_NET_F_HOST_TSO4) ||
+					 vu_has(VIRTIO_NET_F_HOST_TSO6))) {
+		pkt_drop(DROP_TAP_GSO);
+		return -1;
+	}
+	return len;
+}
+
+/**
  * vu_recv() - take the guest's frames from its transmit ring
  * @c:		execution context
  * @events:	epoll events (of the kick eventfd)
@@ -485,16 +510,8 @@ static unsigned int vu_recv(struct ctx *c, uint32_t events,
 			vq_push(&q->vq, vu_elem.head, 0);
 			continue;
 		}
-		len = vu_hdr_out(&vu_elem, &hdr);
-		if (len < 0 || len > FRAME_BUF_SIZE - FRAME_PAD) {
+		if ((len = vu_frame_len(&vu_elem, &hdr)) < 0) {
 			vq_push(&q->vq, vu_elem.head, 0);
-			pkt_drop(DROP_ETH_SHORT);
-			continue;
-		}
-		if (!link_vnet_gso_ok(&hdr.hdr, vu_has(VIRTIO_NET_F_HOST_TSO4) ||
-					       vu_has(VIRTIO_NET_F_HOST_TSO6))) {
-			vq_push(&q->vq, vu_elem.head, 0);
-			pkt_drop(DROP_TAP_GSO);
 			continue;
 		}
 		rx[n] = (struct link_rx){ .data = buf, .len = len,
