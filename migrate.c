@@ -192,6 +192,27 @@ static int mig_fwd_save(struct mig_io *io)
 }
 
 /**
+ * mig_fwd_differ() - are two tables of rules different, rule by rule?
+ * @a:		rules
+ * @b:		rules
+ *
+ * Return: true if they are
+ */
+static bool mig_fwd_differ(const struct fwd_rules *a,
+			   const struct fwd_rules *b)
+{
+	unsigned int i;
+
+	if (a->n != b->n)
+		return true;
+	for (i = 0; i < a->n; i++) {
+		if (!fwd_rule_equal(&a->rule[i], &b->rule[i]))
+			return true;
+	}
+	return false;
+}
+
+/**
  * mig_fwd_load() - MIG_FWD: the source's inbound rules, each checked as a
  *		    control client's would be, taken when the guest runs here
  * @io:		transfer
@@ -203,7 +224,6 @@ static int mig_fwd_load(struct mig_io *io, uint32_t len)
 {
 	uint8_t buf[FWD_RULE_WIRE_LEN];
 	char why[FWD_ERR_LEN];
-	unsigned int i;
 	uint32_t n;
 
 	if (len < sizeof(n) || mig_read(io, &n, sizeof(n)) ||
@@ -220,12 +240,7 @@ static int mig_fwd_load(struct mig_io *io, uint32_t len)
 	}
 	if (fwd_rules_check(&mig_fwd, why, sizeof(why)))
 		goto wrong;
-	for (i = 0; i < n && n == fwd_rules_now(FWD_IN)->n; i++) {
-		if (!fwd_rule_equal(&mig_fwd.rule[i],
-				    &fwd_rules_now(FWD_IN)->rule[i]))
-			break;
-	}
-	mig_fwd_pending = i < n || n != fwd_rules_now(FWD_IN)->n;
+	mig_fwd_pending = mig_fwd_differ(&mig_fwd, fwd_rules_now(FWD_IN));
 	return 0;
 wrong:
 	err("migration: forwarding rule %u: %s", mig_fwd.n, why);
