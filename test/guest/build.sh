@@ -23,10 +23,13 @@
 #     beside this script.
 #
 # Outputs, in $GUEST_CACHE (default test/guest/cache, git-ignored):
-#   vmlinuz, initramfs.gz (cpio newc, gzip)
-# Both are rebuilt only when an input changed (stamp files: the kernel
+#   vmlinuz, initramfs.gz (cpio newc, gzip); vmlinux, the kernel unpacked
+#   from vmlinuz where it has a PVH entry (vmlinux.py): under TCG it boots
+#   in 2.6 s of CPU where vmlinuz takes 5.5 (its own xz decompression)
+# They are rebuilt only when an input changed (stamp files: the kernel
 # package's name, and a sha256 over every initramfs input and this script).
-# Prints the two paths on the last two lines. Exits non-zero, with a message
+# Prints the two paths on the last two lines: the kernel (vmlinux where
+# there is one, else vmlinuz) and the initramfs. Exits non-zero, with a message
 # naming what is missing, if it can't build.
 
 set -euo pipefail
@@ -280,6 +283,13 @@ kernel_extract "$(kernel_deb)"
 if ! cmp -s "$CACHE/kernel/vmlinuz" "$CACHE/vmlinuz"; then
 	cp "$CACHE/kernel/vmlinuz" "$CACHE/vmlinuz.new"
 	mv "$CACHE/vmlinuz.new" "$CACHE/vmlinuz"
+	rm -f "$CACHE/vmlinux"
+fi
+kernel=$CACHE/vmlinuz
+if [ -f "$CACHE/vmlinux" ] ||
+   { python3 "$GUEST_DIR/vmlinux.py" "$CACHE/vmlinuz" "$CACHE/vmlinux.new" &&
+     mv "$CACHE/vmlinux.new" "$CACHE/vmlinux"; }; then
+	kernel=$CACHE/vmlinux
 fi
 
 hash=$(inputs_hash)
@@ -288,5 +298,5 @@ if [ "$FORCE" = 1 ] || [ ! -f "$CACHE/initramfs.gz" ] ||
 	initramfs_build "$hash"
 fi
 
-echo "$CACHE/vmlinuz"
+echo "$kernel"
 echo "$CACHE/initramfs.gz"
