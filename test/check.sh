@@ -16,18 +16,13 @@
 # ALONE list, runs after all lanes are done, one at a time: a new test is
 # safe there until it is given a lane.
 #
-#   heavy:  the QEMU guests under TCG and the unit tests
+#   heavy:  the CPU-bound ones (QEMU guests under TCG, many connections,
+#           iperf3) and the unit tests
 #   wait1:  keepalive, lifetimes, a zero window, a connect timeout, port
-#           scans, the descriptor limit: timers that run in real time;
-#           then iperf3 and many connections (CPU-bound, but short)
-#   wait2:  passt's socket with its 60 s pause, and the sanitizer pass;
-#           then the load test and short ones that mostly wait
+#           scans, the descriptor limit: timers that run in real time
+#   wait2:  passt's socket with its 60 s pause, and the sanitizer pass
 #   rest:   short transfers, following the host, Podman, options
 #   ALONE:  62 measures a download's rate against itself during SYN floods
-#
-# Within a lane, files run in the order of their names. The lanes are
-# balanced by the wall time of each file in a CI run (prove --timer): each
-# about 5 minutes on two CPUs.
 #
 # Environment: PROVE_JOBS (default: one per lane), PROVE_OPTS (extra prove
 # options, word-split).
@@ -35,10 +30,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-LANE_HEAVY="00 05 06 19 75 76 84 87 88 89 91 92 93 94 95 96 99"
-LANE_WAIT1="14 30 40 41 45 46 53 54 57 58 69 71 72"
-LANE_WAIT2="12 15 42 47 52 59 61 63 67 68 74 86 san:10 san:12 san:14 san:17 san:66 san:86"
-LANE_REST="10 11 13 16 17 18 20 48 50 51 55 56 60 64 65 66 70 73 77 78 79 80 85 90 97 98"
+LANE_HEAVY="00 05 06 30 40 42 58 19 91 92 93 94 95 87 88 89 75 76 84 96 98 99"
+LANE_WAIT1="72 69 46 71 41 14 57 53 54"
+LANE_WAIT2="12 san:12 san:10 san:14 san:17 san:66 86 san:86"
+LANE_REST="45 47 73 74 77 78 79 17 97 64 67 63 66 13 68 56 51 59 61 52 15 20 10 55 16 60 70 11 48 \
+50 85 65 80 90 18"
 ALONE="62"
 
 # rule LANE... - a prove --rules glob for these numbers ("san:NN" for the
