@@ -16,13 +16,19 @@
 # ALONE list, runs after all lanes are done, one at a time: a new test is
 # safe there until it is given a lane.
 #
-#   heavy:  the CPU-bound ones (QEMU guests under TCG, many connections,
-#           iperf3) and the unit tests
+#   heavy:  the CPU-bound ones (QEMU guests under TCG, the load test) and
+#           the unit tests
 #   wait1:  keepalive, lifetimes, a zero window, a connect timeout, port
-#           scans, the descriptor limit: timers that run in real time
-#   wait2:  passt's socket with its 60 s pause, and the sanitizer pass
+#           scans, the descriptor limit: timers that run in real time;
+#           iperf3, the callers' command lines, passt following the host
+#   wait2:  passt's socket with its 60 s pause, and the sanitizer pass;
+#           many connections, and short files that mostly wait
 #   rest:   short transfers, following the host, Podman, options
 #   ALONE:  62 measures a download's rate against itself during SYN floods
+#
+# Within a lane, files run in the order of their names. Each lane holds
+# about 5 minutes of files (their times in a CI run, prove --timer): the
+# machine has CPU to spare while most of them wait.
 #
 # Environment: PROVE_JOBS (default: one per lane), PROVE_OPTS (extra prove
 # options, word-split).
@@ -30,11 +36,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-LANE_HEAVY="00 05 06 30 40 42 58 19 91 92 93 94 95 87 88 89 75 76 84 96 98 99"
-LANE_WAIT1="72 69 46 71 41 14 57 53 54"
-LANE_WAIT2="12 san:12 san:10 san:14 san:17 san:66 86 san:86"
-LANE_REST="45 47 73 74 77 78 79 17 97 64 67 63 66 13 68 56 51 59 61 52 15 20 10 55 16 60 70 11 48 \
-50 85 65 80 90 18"
+LANE_HEAVY="00 05 06 42 58 19 91 92 93 94 95 87 88 89 75 76 84 96 99"
+LANE_WAIT1="72 69 46 71 41 14 57 53 54 30 98 67 13"
+LANE_WAIT2="12 san:12 san:10 san:14 san:17 san:66 86 san:86 40 15 52 59 61 63 68 47 60 65"
+LANE_REST="45 73 74 77 78 79 17 97 64 66 56 51 20 10 55 16 70 11 48 50 85 80 90 18"
 ALONE="62"
 
 # rule LANE... - a prove --rules glob for these numbers ("san:NN" for the
