@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 
+#include "bypass.h"
 #include "conf.h"
 #include "dhcp.h"
 #include "dns.h"
@@ -75,6 +76,7 @@ enum {
 	OPT_REPAIR_PATH,
 	OPT_MIGRATE_EXIT,
 	OPT_MIGRATE_NO_LINGER,
+	OPT_BYPASS,
 };
 
 /* Options that only set a flag */
@@ -145,6 +147,7 @@ static const struct option conf_opts[] = {
 	{ "repair-path", required_argument,	NULL, OPT_REPAIR_PATH },
 	{ "migrate-exit", no_argument,		NULL, OPT_MIGRATE_EXIT },
 	{ "migrate-no-linger", no_argument,	NULL, OPT_MIGRATE_NO_LINGER },
+	{ "bypass",	optional_argument,	NULL, OPT_BYPASS },
 	{ "config-net",	no_argument,		NULL, OPT_CONFIG_NET },
 	{ "netns",	required_argument,	NULL, OPT_NETNS },
 	{ "userns",	required_argument,	NULL, OPT_USERNS },
@@ -267,6 +270,11 @@ static void usage(const char *name, FILE *f, int status)
 		"                         spliced to the namespace's address\n"
 		"      --host-lo-to-ns-lo clients of the host's loopback addresses\n"
 		"                         reach the same ones in the namespace\n"
+		"      --bypass[=SPEC]    the command's TCP connections made on the\n"
+		"                         host and handed over, to destinations\n"
+		"                         the tap reaches as they are; SPEC: only\n"
+		"                         these, a comma-separated list of\n"
+		"                         ADDR[/PREFIX] and PORT[-PORT]\n"
 		"passt only:\n"
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
@@ -312,6 +320,101 @@ static int conf_ulong(const char *s, unsigned long min, unsigned long max,
 	*v = strtoul(s, &end, 10);
 	if (errno || *end || *v < min || *v > max)
 		return -1;
+	return 0;
+}
+
+/**
+ * conf_bypass_net() - an address range of --bypass, ADDR[/PREFIX]
+ * @net:	range, set
+ * @s:		text
+ *
+ * Return: 0 on success, -1 if it isn't one
+ */
+static int conf_bypass_net(struct bypass_net *net, const char *s)
+{
+	char buf[INET6_ADDRSTRLEN + 5], *slash;
+	unsigned long prefix;
+	struct in_addr a4;
+	int max = 128;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return -1;
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	if (inet_pton(AF_INET, buf, &a4) == 1) {
+		inany_from_v4(&net->addr, a4);
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, &net->addr.a6) != 1) {
+		return -1;
+	}
+	if (!slash) {
+		prefix = max;
+	} else if (conf_ulong(slash + 1, 0, max, &prefix)) {
+		return -1;
+	}
+	net->prefix = (int)prefix + 128 - max;
+	return 0;
+}
+
+/**
+ * conf_bypass_ports() - a port range of --bypass, PORT[-PORT]
+ * @p:		range, set
+ * @s:		text
+ *
+ * Return: 0 on success, -1 if it isn't one
+ */
+static int conf_bypass_ports(struct bypass_ports *p, const char *s)
+{
+	char buf[16], *dash;
+	unsigned long first, last;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return -1;
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	if (conf_ulong(buf, 1, USHRT_MAX, &first))
+		return -1;
+	last = first;
+	if (dash && conf_ulong(dash + 1, first, USHRT_MAX, &last))
+		return -1;
+	p->first = first;
+	p->last = last;
+	return 0;
+}
+
+/**
+ * conf_bypass() - what --bypass=SPEC names
+ * @spec:	lists, set
+ * @arg:	SPEC: items separated by commas, each an address range
+ *		(ADDR[/PREFIX], IPv4 or IPv6) or a port range (PORT[-PORT]);
+ *		NULL for all connections
+ *
+ * Return: 0 on success, -1 on a bad item or too many
+ */
+static int conf_bypass(struct bypass_spec *spec, const char *arg)
+{
+	char buf[1024], *item, *save;
+
+	memset(spec, 0, sizeof(*spec));
+	if (!arg)
+		return 0;
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf) ||
+	    !*buf)
+		return -1;
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		if (strpbrk(item, ".:")) {
+			if (spec->nets_n == BYPASS_NETS_MAX ||
+			    conf_bypass_net(&spec->nets[spec->nets_n++], item))
+				return -1;
+		} else if (spec->ports_n == BYPASS_PORTS_MAX ||
+			   conf_bypass_ports(&spec->ports[spec->ports_n++],
+					      item)) {
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -1053,6 +1156,13 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
 			die("Invalid file descriptor for -F: %s", arg);
 		c->fd_given = v;
 		break;
+	case OPT_BYPASS:
+		conf_for_mode(c, MODE_PASTA, "--bypass");
+		if (conf_bypass(&c->bypass_spec, arg))
+			die("Invalid --bypass: %s (ADDR[/PREFIX] and "
+			    "PORT[-PORT], separated by commas)", arg);
+		c->bypass = true;
+		break;
 	case OPT_NETNS:
 		conf_for_mode(c, MODE_PASTA, "--netns");
 		conf_netns(c, arg);
@@ -1192,6 +1302,9 @@ static void conf_check(const struct ctx *c)
 	if (c->cmd && (c->netns_path[0] || c->target_pid))
 		die("A command and a namespace to join (%s): pick one",
 		    c->target_pid ? "PID" : "--netns");
+	if (c->bypass && (c->netns_path[0] || c->target_pid))
+		die("--bypass needs the command pasta starts, not a namespace "
+		    "to join (%s)", c->target_pid ? "PID" : "--netns");
 }
 
 /**

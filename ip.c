@@ -808,8 +808,7 @@ static void ip_map_to_host(const struct ctx *c, union inany_addr *a,
  *
  * Return: 0 on success, -errno on failure
  */
-static int ip_sock_outbound(const struct ctx *c, int s, int family,
-			    uint16_t sport)
+int ip_sock_outbound(const struct ctx *c, int s, int family, uint16_t sport)
 {
 	int i = family == AF_INET ? INANY_V4 : INANY_V6;
 	const union inany_addr *out = &c->outbound[i];
@@ -913,6 +912,33 @@ static bool ip_is_guest(const union inany_addr *a)
 		       inany_equals4(a, ip_guest.addr4);
 	return inany_equals6(a, &ip_net_now.addr6) ||
 	       inany_equals6(a, &ip_guest.addr6);
+}
+
+/**
+ * ip_dst_direct() - would a guest's TCP or UDP flow reach this destination
+ *		     on the host as it is?
+ * @c:		execution context
+ * @a:		destination the guest uses
+ * @port:	destination port
+ *
+ * Not if the address policy refuses it (ip_addr_policy()), not if it is one
+ * of the guest's own addresses or the namespace's loopback, not if it
+ * stands for something else on the host (ip_map_to_host()), and not an
+ * IPv6 link-local address, which needs the guest's interface.
+ *
+ * Return: true if it would
+ */
+bool ip_dst_direct(const struct ctx *c, const union inany_addr *a,
+		   uint16_t port)
+{
+	union inany_addr mapped = *a;
+
+	if (!port || inany_is_loopback(a) || inany_is_unspecified(a) ||
+	    inany_is_multicast(a) || ip_is_broadcast(a) ||
+	    inany_is_linklocal6(a) || ip_is_guest(a))
+		return false;
+	ip_map_to_host(c, &mapped, port);
+	return inany_equals(&mapped, a);
 }
 
 /**

@@ -102,6 +102,9 @@ struct link_frame ip_frame(const struct ctx *c, uint8_t *buf,
 int ip_flow_sock(struct ctx *c, int type, int proto,
 		 const union inany_addr *paddr, uint16_t port, uint16_t sport,
 		 union sockaddr_inany *sa, socklen_t *sl);
+int ip_sock_outbound(const struct ctx *c, int s, int family, uint16_t sport);
+bool ip_dst_direct(const struct ctx *c, const union inany_addr *a,
+		   uint16_t port);
 void ip_inbound_peer(const struct ctx *c, union inany_addr *peer);
 int ip_dns_up(const struct ctx *c, const union inany_addr *a, uint16_t port);
 bool ip_guest_addr(int family, union inany_addr *a);

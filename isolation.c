@@ -114,8 +114,10 @@ static int isolate_caps(const struct ctx *c)
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct have[2], data[2] = { { 0 } };
+	/* --bypass: the command, root, reached from our user */
 	static const int keep[] = {
 		CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_NET_BIND_SERVICE,
+		CAP_SYS_PTRACE,
 	};
 	unsigned int i;
 
@@ -123,6 +125,9 @@ static int isolate_caps(const struct ctx *c)
 		return -1;
 	for (i = 0; c->mode == MODE_PASTA && i < ARRAY_SIZE(keep); i++) {
 		uint32_t bit = 1U << (keep[i] % 32);
+
+		if (keep[i] == CAP_SYS_PTRACE && !c->bypass)
+			continue;
 
 		/* Only those we have: not root, with --netns-only, none */
 		data[keep[i] / 32].effective |= have[keep[i] / 32].permitted &
@@ -234,16 +239,6 @@ static int isolate_fs(const struct ctx *c)
 	return 0;
 }
 
-#if defined(__x86_64__)
-#define ISOLATE_AUDIT_ARCH	AUDIT_ARCH_X86_64
-#define ISOLATE_NR_LIMIT	__X32_SYSCALL_BIT
-#elif defined(__aarch64__)
-#define ISOLATE_AUDIT_ARCH	AUDIT_ARCH_AARCH64
-#define ISOLATE_NR_LIMIT	0xffffffffU
-#else
-#error "Architecture not known to the seccomp filter: add it"
-#endif
-
 #define ISOLATE_ARG_NONE	-1
 
 /* What a call outside the list gets: a trap, see isolate_seccomp(); in the
@@ -325,6 +320,15 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	 */
 	ONLY(__NR_ioctl, 1, SIOCINQ), ONLY(__NR_ioctl, 1, SIOCOUTQ),
 	ONLY(__NR_ioctl, 1, SIOCOUTQNSD),
+	/* pasta --bypass: the command's filter's notifications, its memory
+	 * (the address it connects to) and its sockets (bypass.c)
+	 */
+	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_RECV),
+	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_SEND),
+	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_ID_VALID),
+	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_ADDFD),
+	ANY(__NR_process_vm_readv), ANY(__NR_pidfd_open),
+	ONLY(__NR_pidfd_getfd, 2, 0),
 	/* signals (SIGSYS's handler), the end: passt's socket file */
 	ANY(__NR_rt_sigreturn), ANY(__NR_unlinkat), ANY(__NR_exit_group),
 #ifdef __SANITIZE_ADDRESS__

@@ -69,6 +69,7 @@ static void stats_dump(const struct ctx *c)
 	if (c->vhost_user)
 		vu_stats();
 	tcp_stats(c);
+	bypass_stats();
 }
 
 /**
@@ -318,6 +319,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPOLL_TYPE_CTL:
 		ctl_handler(c, ev->events);
 		break;
+	case EPOLL_TYPE_BYPASS:
+		bypass_handler(c, ev->events);
+		break;
+	case EPOLL_TYPE_BYPASS_CONN:
+		bypass_conn_handler(c, ref.index, ev->events);
+		break;
 	default:
 		assert(0);
 	}
@@ -375,6 +382,7 @@ static void main_loop(struct ctx *c)
 		fwd_auto_scan(c);
 		fwd_held_retry(c);
 		ctl_timer(c);
+		next = MIN(next, bypass_timer(c));
 		stats_periodic(c);
 		guest_lost(c);
 		flow_defer_free(c);
@@ -480,6 +488,7 @@ int main(int argc, char **argv)
 	process_init(&c);
 	net_init(&c);
 	go_live(&c);
+	bypass_serve();
 
 	main_loop(&c);
 

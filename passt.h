@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bypass.h"
 #include "inany.h"
 #include "util.h"
 
@@ -53,6 +54,8 @@ enum epoll_type {
 					 * fetches our sockets */
 	EPOLL_TYPE_REPAIR_LISTEN,	/* passt-repair's socket */
 	EPOLL_TYPE_REPAIR,	/* passt-repair, connected */
+	EPOLL_TYPE_BYPASS,	/* --bypass: the command's filter */
+	EPOLL_TYPE_BYPASS_CONN,	/* --bypass: a blocking connect() */
 	EPOLL_TYPE_MAX,
 };
 
@@ -217,6 +220,8 @@ struct ctx {
 	char userns_path[PATH_MAX];
 	pid_t target_pid;
 	char **cmd;
+	bool bypass;			/* --bypass given */
+	struct bypass_spec bypass_spec;	/* ...what it takes */
 	pid_t cmd_pid;
 	int cmd_status;
 	bool cmd_exited;

@@ -40,6 +40,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "bypass.h"
 #include "follow.h"
 #include "ip.h"
 #include "link.h"
@@ -204,12 +205,12 @@ static void pasta_userns_own(void)
 
 /**
  * pasta_child() - the command's process: new netns, wait, exec
- * @cmd:	command and arguments
+ * @c:		execution context: the command and its arguments, --bypass
  * @ready:	pipe to tell the parent the namespace exists
  * @go:		pipe the parent closes or writes to when the tap is ready
  */
-static void __attribute__((noreturn)) pasta_child(char **cmd, int ready,
-						  int go)
+static void __attribute__((noreturn)) pasta_child(const struct ctx *c,
+						  int ready, int go)
 {
 	sigset_t none;
 	char b;
@@ -229,8 +230,10 @@ static void __attribute__((noreturn)) pasta_child(char **cmd, int ready,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	execvp(cmd[0], cmd);
-	fprintf(stderr, "pasta: can't run %s: %s\n", cmd[0], strerror(errno));
+	bypass_child_filter(c);
+	execvp(c->cmd[0], c->cmd);
+	fprintf(stderr, "pasta: can't run %s: %s\n", c->cmd[0],
+		strerror(errno));
 	_exit(127);
 }
 
@@ -251,6 +254,7 @@ static void pasta_spawn(struct ctx *c)
 	pasta_userns_own();
 	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
 		die("pipe: %s", strerror(errno));
+	bypass_child_prepare(c);
 
 	c->cmd_pid = fork();
 	if (c->cmd_pid < 0)
@@ -258,7 +262,7 @@ static void pasta_spawn(struct ctx *c)
 	if (!c->cmd_pid) {
 		close(ready[0]);
 		close(go[1]);
-		pasta_child(c->cmd, ready[1], go[0]);
+		pasta_child(c, ready[1], go[0]);
 	}
 	close(ready[1]);
 	close(go[0]);
@@ -471,18 +475,32 @@ void pasta_start_follow(struct ctx *c)
 }
 
 /**
- * pasta_cmd_release() - let the held command run
+ * pasta_cmd_release() - let the held command run; with --bypass, take its
+ *			 filter's listener
  * @c:		execution context
  */
 void pasta_cmd_release(struct ctx *c)
 {
-	(void)c;
+	int tmpl[2];
+
 	if (pasta_go_fd < 0)
 		return;
 	if (write(pasta_go_fd, "g", 1) != 1)
 		die("Can't start the command: %s", strerror(errno));
 	close(pasta_go_fd);
 	pasta_go_fd = -1;
+	if (!c->bypass)
+		return;
+	/* What a new socket in the namespace has: the options the command
+	 * sets are those that differ
+	 */
+	tmpl[0] = pasta_ns_socket(c, AF_INET, SOCK_STREAM);
+	tmpl[1] = pasta_ns_socket(c, AF_INET6, SOCK_STREAM);
+	bypass_start(c, tmpl);
+	if (tmpl[0] >= 0)
+		close(tmpl[0]);
+	if (tmpl[1] >= 0)
+		close(tmpl[1]);
 }
 
 /**

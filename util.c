@@ -119,6 +119,65 @@ int write_all(int fd, const void *buf, size_t len)
 }
 
 /**
+ * fd_send() - one message, with a descriptor or none, on a blocking socket
+ * @s:		socket (datagrams or sequenced packets)
+ * @buf:	data
+ * @len:	its length, at least one byte
+ * @fd:		descriptor to pass (SCM_RIGHTS), -1 for none
+ *
+ * Return: 0 on success, -1 on failure
+ */
+int fd_send(int s, const void *buf, size_t len, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (fd >= 0) {
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+/**
+ * fd_recv() - one message of fd_send(), waiting for it
+ * @s:		socket
+ * @buf:	data, set
+ * @len:	the length it must have
+ * @fd:		descriptor that came with it (close-on-exec), set, -1 if none
+ *
+ * Return: 0 on success, -1 on failure, a message of another length, or
+ *	   the end of the stream
+ */
+int fd_recv(int s, void *buf, size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	for (cm = CMSG_FIRSTHDR(&mh); n >= 0 && cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	}
+	return n == (ssize_t)len && !(mh.msg_flags & MSG_TRUNC) ? 0 : -1;
+}
+
+/**
  * random_u64() - 64 random bits from the kernel, for hash keys and ISNs
  *
  * Return: random value

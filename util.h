@@ -37,6 +37,8 @@ int fd_set_nonblock(int fd);
 int path_dir_open(const char *path, const char **name);
 int unix_sock_bind(const char *path);
 int write_all(int fd, const void *buf, size_t len);
+int fd_send(int s, const void *buf, size_t len, int fd);
+int fd_recv(int s, void *buf, size_t len, int *fd);
 uint64_t random_u64(void);
 
 #endif /* UTIL_H */

@@ -1,0 +1,849 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bypass.c - pasta --bypass: the command's TCP connections made on the host
+ * and handed over, so that the kernel alone carries their data
+ *
+ * Before the command runs, its process installs a seccomp filter that stops
+ * every connect() and tells us (SECCOMP_RET_USER_NOTIF); the filter's
+ * listener comes to us over a socket pair. For each call we read the
+ * destination once from the caller's memory into our own copy, and decide
+ * on that copy: a TCP socket, not bound to an address, in no state yet, to
+ * a destination the guest would reach as it is through the tap
+ * (ip_dst_direct()) and --bypass names. Then we make a socket on the host
+ * with the caller's options, connect it to our copy, and put it in place of
+ * the caller's socket (SECCOMP_IOCTL_NOTIF_ADDFD, SECCOMP_ADDFD_FLAG_SETFD):
+ * at once with EINPROGRESS for a non-blocking socket, once connected for a
+ * blocking one. Anything else continues in the namespace as if we weren't
+ * there (SECCOMP_USER_NOTIF_FLAG_CONTINUE): loopback, the namespace's own
+ * addresses, the gateway and what it stands for, what the address policy
+ * refuses, UNIX, UDP and other sockets. The kernel reads the address again
+ * then, but only to connect in the namespace, where the tap path and its
+ * policy apply: no destination becomes reachable that wasn't.
+ *
+ * The caller's memory and descriptors are reached with process_vm_readv()
+ * and pidfd_getfd(): the command runs as our user (or in our user
+ * namespace), our own child; each notification's ID is checked valid after
+ * reading, so a PID reused in between is never acted on.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "bypass.h"
+#include "ip.h"
+#include "isolation.h"
+#include "log.h"
+#include "passt.h"
+#include "util.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD		O_EXCL	/* Linux 6.9: a thread's pidfd */
+#endif
+
+/* Linux 5.19: once we have read a notification, only a fatal signal ends
+ * the call, so that a signal can't leave the caller with the socket it had
+ * while we connect another one for it
+ */
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV	(1UL << 5)
+#endif
+
+#define BYPASS_PENDING_MAX	128	/* blocking connect()s in progress */
+#define BYPASS_OPT_LEN		16	/* the largest option we copy */
+
+/**
+ * struct bypass_call - one connect() we hand over: our copy of it
+ * @id:		notification ID
+ * @pid:	calling thread
+ * @fd:		its socket's descriptor number
+ * @sa:		destination, read once from its memory
+ * @sl:		length of @sa
+ * @cloexec:	its descriptor has FD_CLOEXEC
+ * @blocking:	its socket is blocking
+ * @s:		our socket, connecting, -1 if none
+ * @deadline:	for a blocking socket with SO_SNDTIMEO: when connect()
+ *		returns EINPROGRESS (ms, monotonic), else 0
+ */
+struct bypass_call {
+	uint64_t id;
+	pid_t pid;
+	int fd;
+	union sockaddr_inany sa;
+	socklen_t sl;
+	bool cloexec;
+	bool blocking;
+	int s;
+	int64_t deadline;
+};
+
+/**
+ * struct bypass_opt - a socket option we copy from the caller's socket
+ * @level:	SOL_SOCKET, IPPROTO_TCP, IPPROTO_IP or IPPROTO_IPV6
+ * @name:	option
+ * @family:	only for sockets of this family, 0 for both
+ */
+struct bypass_opt {
+	int level;
+	int name;
+	int family;
+};
+
+/* Copied where the caller's value differs from a new socket's in the
+ * namespace: what the program set, not what the namespace defaults to
+ */
+static const struct bypass_opt bypass_opts[] = {
+	{ SOL_SOCKET,	SO_REUSEADDR,		0 },
+	{ SOL_SOCKET,	SO_REUSEPORT,		0 },
+	{ SOL_SOCKET,	SO_KEEPALIVE,		0 },
+	{ SOL_SOCKET,	SO_OOBINLINE,		0 },
+	{ SOL_SOCKET,	SO_PRIORITY,		0 },
+	{ SOL_SOCKET,	SO_RCVLOWAT,		0 },
+	{ SOL_SOCKET,	SO_SNDBUF,		0 },
+	{ SOL_SOCKET,	SO_RCVBUF,		0 },
+	{ SOL_SOCKET,	SO_LINGER,		0 },
+	{ SOL_SOCKET,	SO_SNDTIMEO,		0 },
+	{ SOL_SOCKET,	SO_RCVTIMEO,		0 },
+	{ IPPROTO_TCP,	TCP_NODELAY,		0 },
+	{ IPPROTO_TCP,	TCP_CORK,		0 },
+	{ IPPROTO_TCP,	TCP_KEEPIDLE,		0 },
+	{ IPPROTO_TCP,	TCP_KEEPINTVL,		0 },
+	{ IPPROTO_TCP,	TCP_KEEPCNT,		0 },
+	{ IPPROTO_TCP,	TCP_USER_TIMEOUT,	0 },
+	{ IPPROTO_TCP,	TCP_SYNCNT,		0 },
+	{ IPPROTO_TCP,	TCP_LINGER2,		0 },
+	{ IPPROTO_TCP,	TCP_WINDOW_CLAMP,	0 },
+	{ IPPROTO_TCP,	TCP_NOTSENT_LOWAT,	0 },
+	{ IPPROTO_TCP,	TCP_CONGESTION,		0 },
+	{ IPPROTO_IP,	IP_TOS,			AF_INET },
+	{ IPPROTO_IP,	IP_TTL,			AF_INET },
+	{ IPPROTO_IPV6,	IPV6_TCLASS,		AF_INET6 },
+	{ IPPROTO_IPV6,	IPV6_UNICAST_HOPS,	AF_INET6 },
+	{ IPPROTO_IPV6,	IPV6_V6ONLY,		AF_INET6 },
+};
+
+/**
+ * struct bypass_default - a new namespace socket's value of an option
+ * @len:	its length, 0 if the option isn't there
+ * @val:	the value
+ */
+struct bypass_default {
+	socklen_t len;
+	uint8_t val[BYPASS_OPT_LEN];
+};
+
+/* By family (0: IPv4, 1: IPv6), as read at start-up */
+static struct bypass_default bypass_defaults[2][ARRAY_SIZE(bypass_opts)];
+
+static int bypass_sv[2] = { -1, -1 };	/* the listener's way to us */
+static int bypass_fd = -1;		/* the filter's listener */
+static int bypass_proc = -1;		/* /proc, for descriptors' flags */
+static struct bypass_call bypass_pending[BYPASS_PENDING_MAX];
+static int bypass_pending_n;
+static bool bypass_started;
+
+/**
+ * struct bypass_counts - what became of the connect() calls
+ * @handed:	made on the host and handed over
+ * @ns:		continued in the namespace: not TCP, bound, not named by
+ *		--bypass
+ * @refused:	continued in the namespace: the destination isn't one the
+ *		guest reaches as it is (loopback, its own, the gateway, what
+ *		the address policy refuses)
+ * @failed:	the host's connect() failed: its error returned
+ * @gone:	the caller went away, or was interrupted, first
+ */
+static struct bypass_counts {
+	unsigned long handed;
+	unsigned long ns;
+	unsigned long refused;
+	unsigned long failed;
+	unsigned long gone;
+} bypass_count;
+
+/**
+ * bypass_net_has() - is an address in a range?
+ * @net:	range
+ * @a:		address
+ *
+ * Return: true if it is
+ */
+static bool bypass_net_has(const struct bypass_net *net,
+			   const union inany_addr *a)
+{
+	int bits = net->prefix, i;
+
+	for (i = 0; bits > 0; i++, bits -= 8) {
+		uint8_t mask = bits >= 8 ? 0xff : (uint8_t)(0xff << (8 - bits));
+
+		if ((a->a6.s6_addr[i] ^ net->addr.a6.s6_addr[i]) & mask)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * bypass_spec_has() - does --bypass name this destination?
+ * @spec:	what it names
+ * @a:		address
+ * @port:	port
+ *
+ * Return: true if it does
+ */
+static bool bypass_spec_has(const struct bypass_spec *spec,
+			    const union inany_addr *a, uint16_t port)
+{
+	bool net = !spec->nets_n, ports = !spec->ports_n;
+	int i;
+
+	for (i = 0; !net && i < spec->nets_n; i++)
+		net = bypass_net_has(&spec->nets[i], a);
+	for (i = 0; !ports && i < spec->ports_n; i++)
+		ports = port >= spec->ports[i].first &&
+			port <= spec->ports[i].last;
+	return net && ports;
+}
+
+/**
+ * bypass_child_prepare() - before the command's process forks: the socket
+ *			    pair its filter's listener comes over
+ * @c:		execution context
+ */
+void bypass_child_prepare(const struct ctx *c)
+{
+	if (!c->bypass)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, bypass_sv))
+		die("--bypass: socketpair: %s", strerror(errno));
+}
+
+/**
+ * bypass_child_filter() - in the command's process, just before it runs:
+ *			   stop every connect() and send us the listener
+ * @c:		execution context
+ *
+ * Then it waits until we serve the listener (bypass_serve()): a call we
+ * haven't read yet can still be interrupted by a signal, and would return
+ * EINTR with nothing started, which connect() never does.
+ *
+ * Any other call, and a call of another ABI (which connect() through the
+ * namespace as usual), is allowed. Without no_new_privs: the process is
+ * root in the namespace pasta made, or root.
+ */
+void bypass_child_filter(const struct ctx *c)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ISOLATE_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_connect, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { ARRAY_SIZE(f), f };
+	int fd, e = 0;
+
+	if (!c->bypass)
+		return;
+	close(bypass_sv[0]);
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	if (fd < 0 && errno == EINVAL)		/* before Linux 5.19 */
+		fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				  SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		e = errno;
+	if (fd_send(bypass_sv[1], &e, sizeof(e), fd) || e)
+		_exit(EXIT_FAILURE);
+	close(fd);
+	if (read(bypass_sv[1], &e, 1) != 1)
+		_exit(EXIT_FAILURE);	/* pasta failed its set-up */
+	close(bypass_sv[1]);
+}
+
+/**
+ * bypass_defaults_read() - the options of new TCP sockets in the namespace
+ * @tmpl:	such sockets, IPv4 and IPv6 (-1: none, nothing copied)
+ */
+static void bypass_defaults_read(const int tmpl[2])
+{
+	int fam;
+
+	for (fam = 0; fam < 2; fam++) {
+		int family = fam ? AF_INET6 : AF_INET, s = tmpl[fam];
+		unsigned int i;
+
+		for (i = 0; s >= 0 && i < ARRAY_SIZE(bypass_opts); i++) {
+			const struct bypass_opt *o = &bypass_opts[i];
+			struct bypass_default *d = &bypass_defaults[fam][i];
+
+			d->len = sizeof(d->val);
+			if (o->family && o->family != family)
+				d->len = 0;
+			else if (getsockopt(s, o->level, o->name, d->val,
+					    &d->len))
+				d->len = 0;
+		}
+	}
+}
+
+/**
+ * bypass_start() - take the command's listener, once it runs
+ * @c:		execution context
+ * @tmpl:	new TCP sockets in the namespace, IPv4 and IPv6, or -1
+ */
+void bypass_start(struct ctx *c, const int tmpl[2])
+{
+	int e = 0, fd = -1;
+
+	if (!c->bypass)
+		return;
+	close(bypass_sv[1]);
+	if (fd_recv(bypass_sv[0], &e, sizeof(e), &fd) || (!e && fd < 0))
+		die("--bypass: the command's process didn't start");
+	if (e)
+		die("--bypass: can't install the command's filter: %s",
+		    strerror(e));
+	bypass_fd = fd;
+	bypass_started = true;
+	bypass_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bypass_defaults_read(tmpl);
+	epoll_ref_add(c, bypass_fd, EPOLL_TYPE_BYPASS, 0, EPOLLIN);
+	info("--bypass: the command's TCP connections go straight to the host");
+}
+
+/**
+ * bypass_serve() - we're about to serve the listener: let the command run
+ */
+void bypass_serve(void)
+{
+	if (bypass_sv[0] < 0)
+		return;
+	if (write(bypass_sv[0], "g", 1) != 1)
+		die("--bypass: can't start the command: %s", strerror(errno));
+	close(bypass_sv[0]);
+	bypass_sv[0] = -1;
+}
+
+/**
+ * bypass_reply() - answer a notification
+ * @id:		its ID
+ * @error:	negative errno for the call to return, or 0
+ * @cont:	let the call run in the namespace instead
+ *
+ * Return: 0 on success, -1 if the caller is gone (or interrupted)
+ */
+static int bypass_reply(uint64_t id, int error, bool cont)
+{
+	struct seccomp_notif_resp resp = {
+		.id = id,
+		.error = error,
+		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
+	};
+
+	return ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) ? -1 : 0;
+}
+
+/**
+ * bypass_valid() - is the caller still waiting for this notification?
+ * @id:		its ID
+ *
+ * Return: true if it is
+ */
+static bool bypass_valid(uint64_t id)
+{
+	return !ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id);
+}
+
+/**
+ * bypass_cloexec() - does the caller's descriptor have FD_CLOEXEC?
+ * @pid:	calling thread
+ * @fd:		descriptor
+ *
+ * Read from /proc/PID/fdinfo/FD ("flags:" has O_CLOEXEC): where that can't
+ * be read, the descriptor is taken not to have it.
+ *
+ * Return: true if it has
+ */
+static bool bypass_cloexec(pid_t pid, int fd)
+{
+	char path[48], buf[256], *flags;
+	unsigned long v = 0;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "%d/fdinfo/%d", pid, fd);
+	f = bypass_proc < 0 ? -1 : openat(bypass_proc, path,
+					  O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	flags = strstr(buf, "flags:");
+	if (flags)
+		v = strtoul(flags + strlen("flags:"), NULL, 8);
+	return v & O_CLOEXEC;
+}
+
+/**
+ * bypass_caller_sock() - a copy of the caller's descriptor
+ * @pid:	calling thread
+ * @fd:		its descriptor
+ *
+ * Return: our descriptor for the same socket, or -1
+ */
+static int bypass_caller_sock(pid_t pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD), s;
+
+	if (pidfd < 0 && errno == EINVAL)	/* before Linux 6.9: leaders only */
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -1;
+	s = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return s;
+}
+
+/**
+ * bypass_sock_int() - an int option of a socket
+ * @s:		socket
+ * @level:	level
+ * @name:	option
+ *
+ * Return: its value, -1 if it can't be read
+ */
+static int bypass_sock_int(int s, int level, int name)
+{
+	socklen_t sl = sizeof(int);
+	int v;
+
+	return getsockopt(s, level, name, &v, &sl) ? -1 : v;
+}
+
+/**
+ * bypass_sock_fit() - is the caller's socket one we hand over?
+ * @theirs:	our copy of it
+ * @family:	family of the destination
+ * @sport:	port it's bound to, set (0 if none)
+ *
+ * A TCP socket of the destination's family, not connected, connecting or
+ * listening, not bound to an address (a port on any address is fine: ours
+ * gets it on the host if it can) nor to a device.
+ *
+ * Return: true if it is
+ */
+static bool bypass_sock_fit(int theirs, int family, uint16_t *sport)
+{
+	union sockaddr_inany sa;
+	socklen_t sl = sizeof(sa);
+	struct tcp_info ti;
+	union inany_addr a;
+	socklen_t tl = sizeof(ti);
+
+	if (bypass_sock_int(theirs, SOL_SOCKET, SO_DOMAIN) != family ||
+	    bypass_sock_int(theirs, SOL_SOCKET, SO_TYPE) != SOCK_STREAM ||
+	    bypass_sock_int(theirs, SOL_SOCKET, SO_PROTOCOL) != IPPROTO_TCP ||
+	    bypass_sock_int(theirs, SOL_SOCKET, SO_BINDTOIFINDEX) != 0)
+		return false;
+	if (getsockopt(theirs, IPPROTO_TCP, TCP_INFO, &ti, &tl) ||
+	    ti.tcpi_state != TCP_CLOSE)
+		return false;
+	if (getsockname(theirs, &sa.sa, &sl) ||
+	    inany_from_sockaddr(&a, sport, &sa) || !inany_is_unspecified(&a))
+		return false;
+	return true;
+}
+
+/**
+ * bypass_opts_copy() - the options the caller set, onto our socket
+ * @theirs:	their socket
+ * @ours:	ours
+ * @family:	of both
+ */
+static void bypass_opts_copy(int theirs, int ours, int family)
+{
+	const struct bypass_default *d = bypass_defaults[family == AF_INET6];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bypass_opts); i++) {
+		const struct bypass_opt *o = &bypass_opts[i];
+		uint8_t val[BYPASS_OPT_LEN];
+		socklen_t len = sizeof(val);
+
+		if (!d[i].len || getsockopt(theirs, o->level, o->name, val, &len))
+			continue;
+		if (len == d[i].len && !memcmp(val, d[i].val, len))
+			continue;
+		if (o->level == SOL_SOCKET &&
+		    (o->name == SO_SNDBUF || o->name == SO_RCVBUF))
+			*(int *)val /= 2;	/* the kernel doubles it */
+		if (setsockopt(ours, o->level, o->name, val, len))
+			debug("--bypass: option %d/%d not copied: %s",
+			      o->level, o->name, strerror(errno));
+	}
+}
+
+/**
+ * bypass_connect() - our socket on the host, connecting where the caller's
+ *		      was to, with its options
+ * @c:		execution context
+ * @call:	the call, with our copy of the destination
+ * @theirs:	their socket
+ * @sport:	port it's bound to, 0 if none
+ *
+ * A blocking caller waits in a slot of its own: with none free, the call
+ * runs in the namespace.
+ *
+ * Return: 0 if connected, EINPROGRESS if connecting (@call->s set either
+ *	   way), -1 to let the call run in the namespace, or a negative errno
+ *	   for it to return
+ */
+static int bypass_connect(const struct ctx *c, struct bypass_call *call,
+			  int theirs, uint16_t sport)
+{
+	int family = call->sa.sa.sa_family, s, ret = 0;
+	struct timeval tv;
+	socklen_t tl = sizeof(tv);
+
+	if (call->blocking && bypass_pending_n == BYPASS_PENDING_MAX)
+		return -1;
+	s = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		   IPPROTO_TCP);
+	if (s < 0)
+		return -1;
+	bypass_opts_copy(theirs, s, family);
+	if (ip_sock_outbound(c, s, family, sport)) {
+		close(s);
+		return -1;
+	}
+	if (connect(s, &call->sa.sa, call->sl)) {
+		ret = errno;
+		if (ret != EINPROGRESS) {
+			close(s);
+			return -ret;
+		}
+	}
+	call->s = s;
+	call->deadline = 0;
+	if (call->blocking && !getsockopt(theirs, SOL_SOCKET, SO_SNDTIMEO, &tv,
+					  &tl) && (tv.tv_sec || tv.tv_usec))
+		call->deadline = c->now + tv.tv_sec * 1000 + tv.tv_usec / 1000;
+	return ret;
+}
+
+/**
+ * bypass_swap() - put our socket in place of the caller's
+ * @call:	the call, with our socket, connecting
+ *
+ * A blocking caller gets it blocking, and at once, before it's connected:
+ * if a signal interrupts the call, the socket the caller holds is the one
+ * connecting, as it would be without us (a restarted connect() waits for
+ * it, poll() tells when it's done).
+ *
+ * Return: 0 on success, -1 if the caller is gone
+ */
+static int bypass_swap(const struct bypass_call *call)
+{
+	struct seccomp_notif_addfd addfd = {
+		.id = call->id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.srcfd = (uint32_t)call->s,
+		.newfd = (uint32_t)call->fd,
+		.newfd_flags = call->cloexec ? O_CLOEXEC : 0,
+	};
+	int fl;
+
+	if (call->blocking && (fl = fcntl(call->s, F_GETFL)) >= 0)
+		fcntl(call->s, F_SETFL, fl & ~O_NONBLOCK);
+	return ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0 ? -1 : 0;
+}
+
+/**
+ * bypass_done() - answer a call whose socket we swapped in
+ * @call:	the call
+ * @error:	what it returns: 0, or a negative errno
+ */
+static void bypass_done(const struct bypass_call *call, int error)
+{
+	if (bypass_reply(call->id, error, false))
+		bypass_count.gone++;
+	else if (error && error != -EINPROGRESS)
+		bypass_count.failed++;
+	else
+		bypass_count.handed++;
+}
+
+/**
+ * bypass_pending_drop() - a blocking call is over: free its slot
+ * @c:		execution context
+ * @call:	its slot
+ *
+ * Our descriptor of the socket goes (the caller's stays); the last slot
+ * moves into the freed one, and its socket's epoll reference follows.
+ */
+static void bypass_pending_drop(const struct ctx *c, struct bypass_call *call)
+{
+	struct bypass_call *last = &bypass_pending[--bypass_pending_n];
+	int idx = (int)(call - bypass_pending);
+
+	/* The caller holds the socket too: unless we take it out of our
+	 * epoll set, its events would still come
+	 */
+	epoll_ref_del(c, call->s);
+	close(call->s);
+	if (call == last)
+		return;
+	*call = *last;
+	epoll_ref_mod(c, call->s, EPOLL_TYPE_BYPASS_CONN, idx, EPOLLOUT);
+}
+
+/**
+ * bypass_wait() - a blocking caller waits for our socket to connect
+ * @c:		execution context
+ * @call:	the call, with our socket connecting and swapped in
+ */
+static void bypass_wait(const struct ctx *c, const struct bypass_call *call)
+{
+	bypass_pending[bypass_pending_n] = *call;
+	epoll_ref_add(c, call->s, EPOLL_TYPE_BYPASS_CONN, bypass_pending_n++,
+		      EPOLLOUT);
+}
+
+/**
+ * bypass_read_dest() - our copy of the destination the caller passed
+ * @call:	the call, @sa and @sl set on success
+ * @ptr:	address in the caller's memory
+ * @len:	length it gave
+ *
+ * Return: 0 on success, -1 if it's no IPv4 or IPv6 address we can read
+ */
+static int bypass_read_dest(struct bypass_call *call, uint64_t ptr,
+			    uint64_t len)
+{
+	struct iovec local = { &call->sa, sizeof(call->sa) };
+	struct iovec remote = { (void *)(uintptr_t)ptr, sizeof(call->sa) };
+	socklen_t want;
+
+	if (len < sizeof(sa_family_t) || len > sizeof(call->sa))
+		return -1;
+	remote.iov_len = local.iov_len = len;
+	if (process_vm_readv(call->pid, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)len)
+		return -1;
+	if (call->sa.sa.sa_family == AF_INET)
+		want = sizeof(struct sockaddr_in);
+	else if (call->sa.sa.sa_family == AF_INET6)
+		want = sizeof(struct sockaddr_in6);
+	else
+		return -1;
+	if (len < want)
+		return -1;
+	call->sl = want;
+	return 0;
+}
+
+/**
+ * bypass_decide() - should we make this call on the host?
+ * @c:		execution context
+ * @call:	the call, destination read
+ * @theirs:	their socket, set on success (our copy: close it)
+ * @sport:	port it's bound to, set on success
+ *
+ * Return: 0 if we should, -1 if it continues in the namespace (counted)
+ */
+static int bypass_decide(const struct ctx *c, struct bypass_call *call,
+			 int *theirs, uint16_t *sport)
+{
+	union inany_addr dst;
+	uint16_t port;
+	int fl;
+
+	if (inany_from_sockaddr(&dst, &port, &call->sa) ||
+	    !ip_family_on(inany_family(&dst)) || c->no_tcp ||
+	    !ip_dst_direct(c, &dst, port)) {
+		bypass_count.refused++;
+		return -1;
+	}
+	if (!bypass_spec_has(&c->bypass_spec, &dst, port)) {
+		bypass_count.ns++;
+		return -1;
+	}
+	*theirs = bypass_caller_sock(call->pid, call->fd);
+	if (*theirs < 0)
+		debug("--bypass: no copy of socket %d of %d: %s", call->fd,
+		      call->pid, strerror(errno));
+	if (*theirs < 0 || !bypass_valid(call->id) ||
+	    !bypass_sock_fit(*theirs, call->sa.sa.sa_family, sport) ||
+	    (fl = fcntl(*theirs, F_GETFL)) < 0) {
+		if (*theirs >= 0)
+			close(*theirs);
+		bypass_count.ns++;
+		return -1;
+	}
+	call->blocking = !(fl & O_NONBLOCK);
+	call->cloexec = bypass_cloexec(call->pid, call->fd);
+	return 0;
+}
+
+/**
+ * bypass_notify() - one connect() the filter stopped
+ * @c:		execution context
+ * @req:	the notification
+ */
+static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
+{
+	struct bypass_call call = {
+		.id = req->id, .pid = (pid_t)req->pid,
+		.fd = (int)req->data.args[0], .s = -1,
+	};
+	uint16_t sport = 0;
+	int theirs = -1, ret;
+
+	if (req->data.nr != __NR_connect ||
+	    bypass_read_dest(&call, req->data.args[1], req->data.args[2]) ||
+	    !bypass_valid(call.id)) {
+		bypass_count.ns++;
+		bypass_reply(call.id, 0, true);
+		return;
+	}
+	if (bypass_decide(c, &call, &theirs, &sport)) {
+		bypass_reply(call.id, 0, true);
+		return;
+	}
+	ret = bypass_connect(c, &call, theirs, sport);
+	close(theirs);
+	if (ret == -1) {
+		bypass_count.ns++;
+		bypass_reply(call.id, 0, true);
+		return;
+	}
+	if (ret < 0) {
+		bypass_count.failed++;
+		bypass_reply(call.id, ret, false);
+		return;
+	}
+	if (bypass_swap(&call)) {
+		bypass_count.gone++;
+		close(call.s);
+		return;
+	}
+	if (call.blocking && ret == EINPROGRESS) {
+		bypass_wait(c, &call);
+		return;
+	}
+	bypass_done(&call, ret == EINPROGRESS ? -EINPROGRESS : 0);
+	close(call.s);
+}
+
+/**
+ * bypass_handler() - the command's filter has connect() calls for us
+ * @c:		execution context
+ * @events:	epoll events
+ */
+void bypass_handler(struct ctx *c, uint32_t events)
+{
+	struct seccomp_notif req;
+
+	if (events & EPOLLIN) {
+		memset(&req, 0, sizeof(req));
+		if (!ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_RECV, &req))
+			bypass_notify(c, &req);
+		else if (errno != ENOENT && errno != EINTR)
+			warn("--bypass: can't read a notification: %s",
+			     strerror(errno));
+		return;
+	}
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		/* The command and its children are all gone */
+		epoll_ref_del(c, bypass_fd);
+		close(bypass_fd);
+		bypass_fd = -1;
+	}
+}
+
+/**
+ * bypass_conn_handler() - our socket for a blocking caller connected, or
+ *			   failed to
+ * @c:		execution context
+ * @index:	its slot
+ * @events:	epoll events
+ */
+void bypass_conn_handler(struct ctx *c, uint32_t index, uint32_t events)
+{
+	struct bypass_call *call = &bypass_pending[index];
+	int err;
+
+	(void)events;
+	if (index >= (uint32_t)bypass_pending_n)
+		return;
+	err = bypass_sock_int(call->s, SOL_SOCKET, SO_ERROR);
+	bypass_done(call, err > 0 ? -err : err < 0 ? -EIO : 0);
+	bypass_pending_drop(c, call);
+}
+
+/**
+ * bypass_timer() - blocking calls whose caller went or was interrupted
+ *		    (it holds the socket, connecting), or whose SO_SNDTIMEO
+ *		    passed: EINPROGRESS then, the kernel's answer
+ * @c:		execution context
+ *
+ * Return: when the next SO_SNDTIMEO passes (ms, monotonic), or INT64_MAX
+ */
+int64_t bypass_timer(struct ctx *c)
+{
+	int64_t next = INT64_MAX;
+	int i;
+
+	for (i = bypass_pending_n - 1; i >= 0; i--) {
+		struct bypass_call *call = &bypass_pending[i];
+
+		if (!bypass_valid(call->id)) {
+			bypass_count.handed++;
+		} else if (call->deadline && c->now >= call->deadline) {
+			bypass_done(call, -EINPROGRESS);
+		} else {
+			if (call->deadline)
+				next = MIN(next, call->deadline);
+			continue;
+		}
+		bypass_pending_drop(c, call);
+	}
+	return next;
+}
+
+/**
+ * bypass_stats() - log what became of the command's connect() calls
+ */
+void bypass_stats(void)
+{
+	const struct bypass_counts *n = &bypass_count;
+
+	if (!bypass_started)
+		return;
+	info("bypass: %lu handed over, %lu connecting, %lu failed; through the "
+	     "namespace: %lu refused (local, mapped, or against the address "
+	     "policy), %lu not taken (not TCP, bound, not in SPEC); %lu "
+	     "callers gone", n->handed, (unsigned long)bypass_pending_n,
+	     n->failed, n->refused, n->ns, n->gone);
+}
