@@ -162,9 +162,10 @@ is "$(summary spec a b c)" "a:0/$H_ADDR b:0/$NS4 c:0/$NS6 " \
 
 # R drops F's first SYN: the connection takes a SYN retry, 1 s
 in_r ip route add blackhole "$F_ADDR/32"
-( sleep 0.5; in_r ip route del blackhole "$F_ADDR/32" ) &
+MARK=$U/connecting
+( _poll 30 test -e "$MARK"; sleep 0.3; in_r ip route del blackhole "$F_ADDR/32" ) &
 unblock=$!
-probe slow --bypass -- alarm="$F_ADDR:8093/alarm"
+probe slow --bypass -- alarm="$F_ADDR:8093/alarm/mark=$MARK"
 is "$(summary slow alarm) $(field slow alarm reply)" \
 	"alarm:0/$H_ADDR  peer=$H_ADDR" \
 	"blocking, 1 s, SIGALRM every 50 ms: the program waits on its socket, connected"

@@ -16,6 +16,8 @@
 #          timeo=MS    SO_SNDTIMEO, blocking
 #          alarm       SIGALRM every 50 ms during a blocking connect()
 #                      (a handler that returns: the call restarts)
+#          mark=PATH   create PATH just before connect() (the last flag:
+#                      PATH may have slashes)
 #
 # Output per probe: name, err (0 or the errno of connect(), or of the
 # connection for nb), errname, ms (how long connect() took), local and
@@ -36,8 +38,11 @@ import time
 
 def parse(probe):
     name, rest = probe.split("=", 1)
+    rest, _, mark = rest.partition("/mark=")
     parts = rest.split("/")
     hostport, flags = parts[0], parts[1:]
+    if mark:
+        flags.append("mark=" + mark)
     if hostport.startswith("["):
         host, port = hostport[1:].split("]:")
     else:
@@ -95,6 +100,9 @@ def probe(spec):
     if "alarm" in flags:
         signal.signal(signal.SIGALRM, lambda *_: None)
         signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
+    for f in flags:
+        if f.startswith("mark="):
+            open(f[5:], "w").close()
     t0 = time.monotonic()
     if "thread" in flags:
         th = threading.Thread(
