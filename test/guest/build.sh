@@ -22,7 +22,8 @@
 #   - init, udhcpc.script, dhclient.conf, dhclient.script and tests/*.sh
 #     beside this script.
 #
-# Outputs, in $GUEST_CACHE (default test/guest/cache, git-ignored):
+# Outputs, in $GUEST_CACHE (default: as root /var/cache/pasta-test/guest,
+# which test/sid-chroot shows too, else test/guest/cache, git-ignored):
 #   vmlinuz, initramfs.gz (cpio newc, gzip); vmlinux, the kernel unpacked
 #   from vmlinuz where it has a PVH entry (vmlinux.py): under TCG it boots
 #   in 2.6 s of CPU where vmlinuz takes 5.5 (its own xz decompression)
@@ -35,6 +36,12 @@
 set -euo pipefail
 
 GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# As root (the tests), one cache for every checkout on the machine, as the
+# Podman root filesystem's: a clean clone (CI) doesn't download the kernel
+# and build again; the stamps tell when an input changed
+if [ -z "${GUEST_CACHE:-}" ] && [ "$(id -u)" = 0 ]; then
+	GUEST_CACHE=/var/cache/pasta-test/guest
+fi
 CACHE=${GUEST_CACHE:-$GUEST_DIR/cache}
 BUSYBOX=${GUEST_BUSYBOX:-/bin/busybox}
 IPERF3=${GUEST_IPERF3:-/usr/bin/iperf3}
