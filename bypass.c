@@ -634,7 +634,8 @@ static void bypass_wait(const struct ctx *c, const struct bypass_call *call)
  * bypass_read_dest() - our copy of the destination the caller passed
  * @call:	the call, @sa and @sl set on success
  * @ptr:	address in the caller's memory
- * @len:	length it gave
+ * @len:	length it gave: the kernel takes more than the address's own
+ *		(programs pass sizeof(struct sockaddr_storage)), so do we
  *
  * Return: 0 on success, -1 if it's no IPv4 or IPv6 address we can read
  */
@@ -644,12 +645,13 @@ static int bypass_read_dest(struct bypass_call *call, uint64_t ptr,
 	struct iovec local = { &call->sa, sizeof(call->sa) };
 	struct iovec remote = { (void *)(uintptr_t)ptr, sizeof(call->sa) };
 	socklen_t want;
+	ssize_t n;
 
-	if (len < sizeof(sa_family_t) || len > sizeof(call->sa))
+	if (len < sizeof(sa_family_t) || len > sizeof(struct sockaddr_storage))
 		return -1;
-	remote.iov_len = local.iov_len = len;
-	if (process_vm_readv(call->pid, &local, 1, &remote, 1, 0) !=
-	    (ssize_t)len)
+	remote.iov_len = local.iov_len = MIN(len, sizeof(call->sa));
+	n = process_vm_readv(call->pid, &local, 1, &remote, 1, 0);
+	if (n != (ssize_t)local.iov_len)
 		return -1;
 	if (call->sa.sa.sa_family == AF_INET)
 		want = sizeof(struct sockaddr_in);
