@@ -511,45 +511,44 @@ static void bypass_opts_copy(int theirs, int ours, int family)
  * @call:	the call, with our copy of the destination
  * @theirs:	their socket
  * @sport:	port it's bound to, 0 if none
+ * @err:	set if the call is ours: 0 if connected, EINPROGRESS if
+ *		connecting (@call->s set either way), else the error the
+ *		caller's connect() returns
  *
  * A blocking caller waits in a slot of its own: with none free, the call
- * runs in the namespace.
+ * runs in the namespace, as it does if we can't make a socket.
  *
- * Return: 0 if connected, EINPROGRESS if connecting (@call->s set either
- *	   way), -1 to let the call run in the namespace, or a negative errno
- *	   for it to return
+ * Return: true if the call is ours, false to let it run in the namespace
  */
-static int bypass_connect(const struct ctx *c, struct bypass_call *call,
-			  int theirs, uint16_t sport)
+static bool bypass_connect(const struct ctx *c, struct bypass_call *call,
+			   int theirs, uint16_t sport, int *err)
 {
-	int family = call->sa.sa.sa_family, s, ret = 0;
+	int family = call->sa.sa.sa_family, s;
 	struct timeval tv;
 	socklen_t tl = sizeof(tv);
 
 	if (call->blocking && bypass_pending_n == BYPASS_PENDING_MAX)
-		return -1;
+		return false;
 	s = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		   IPPROTO_TCP);
 	if (s < 0)
-		return -1;
+		return false;
 	bypass_opts_copy(theirs, s, family);
 	if (ip_sock_outbound(c, s, family, sport)) {
 		close(s);
-		return -1;
+		return false;
 	}
-	if (connect(s, &call->sa.sa, call->sl)) {
-		ret = errno;
-		if (ret != EINPROGRESS) {
-			close(s);
-			return -ret;
-		}
+	*err = connect(s, &call->sa.sa, call->sl) ? errno : 0;
+	if (*err && *err != EINPROGRESS) {
+		close(s);
+		return true;
 	}
 	call->s = s;
 	call->deadline = 0;
 	if (call->blocking && !getsockopt(theirs, SOL_SOCKET, SO_SNDTIMEO, &tv,
 					  &tl) && (tv.tv_sec || tv.tv_usec))
 		call->deadline = c->now + tv.tv_sec * 1000 + tv.tv_usec / 1000;
-	return ret;
+	return true;
 }
 
 /**
@@ -720,7 +719,8 @@ static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
 		.fd = (int)req->data.args[0], .s = -1,
 	};
 	uint16_t sport = 0;
-	int theirs = -1, ret;
+	int theirs = -1, err;
+	bool ours;
 
 	if (req->data.nr != __NR_connect ||
 	    bypass_read_dest(&call, req->data.args[1], req->data.args[2]) ||
@@ -733,16 +733,16 @@ static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
 		bypass_reply(call.id, 0, true);
 		return;
 	}
-	ret = bypass_connect(c, &call, theirs, sport);
+	ours = bypass_connect(c, &call, theirs, sport, &err);
 	close(theirs);
-	if (ret == -1) {
+	if (!ours) {
 		bypass_count.ns++;
 		bypass_reply(call.id, 0, true);
 		return;
 	}
-	if (ret < 0) {
+	if (err && err != EINPROGRESS) {
 		bypass_count.failed++;
-		bypass_reply(call.id, ret, false);
+		bypass_reply(call.id, -err, false);
 		return;
 	}
 	if (bypass_swap(&call)) {
@@ -750,11 +750,11 @@ static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
 		close(call.s);
 		return;
 	}
-	if (call.blocking && ret == EINPROGRESS) {
+	if (call.blocking && err == EINPROGRESS) {
 		bypass_wait(c, &call);
 		return;
 	}
-	bypass_done(&call, ret == EINPROGRESS ? -EINPROGRESS : 0);
+	bypass_done(&call, -err);
 	close(call.s);
 }
 
