@@ -85,7 +85,7 @@
 #   BENCH_CONN_RUNS*   runs per measurement, median [3]; --quick: 1
 #   BENCH_CONN_CONNS*  concurrent connections of crr ["1 32"]; --quick: 32
 #   BENCH_CONN_CASES   ["outbound hostaddr spliced"]
-#   BENCH_CONN_TOOLS   ["host ours debian-pasta trixie-pasta"];
+#   BENCH_CONN_TOOLS   ["host ours ours-bypass debian-pasta trixie-pasta"];
 #                      --quick: "host ours debian-pasta"
 #   BENCH_CONN_OUT*    Markdown report [doc/benchmarks-conn.md at the top
 #                      level]; --quick: none unless set
@@ -131,7 +131,7 @@ SECS=${BENCH_CONN_SECS:-10}
 RUNS=${BENCH_CONN_RUNS:-3}
 CONNS=${BENCH_CONN_CONNS:-1 32}
 CASES=${BENCH_CONN_CASES:-outbound hostaddr spliced}
-TOOLS=${BENCH_CONN_TOOLS:-host ours debian-pasta trixie-pasta}
+TOOLS=${BENCH_CONN_TOOLS:-host ours ours-bypass debian-pasta trixie-pasta}
 THREADS=${BENCH_CONN_THREADS:-1}
 PORTS=${BENCH_CONN_PORTS:-1024 65535}
 TW_BUCKETS=${BENCH_CONN_TW_BUCKETS:-0}
@@ -573,7 +573,8 @@ EOF
 
 bench_need ip nsenter setpriv timeout flock ss awk sysctl sha256sum
 [ -x "$TCPRR" ] || die "$TCPRR not built (make test/tcprr)"
-bench_words BENCH_CONN_TOOLS "$TOOLS" host ours ours-ref debian-pasta trixie-pasta
+bench_words BENCH_CONN_TOOLS "$TOOLS" host ours ours-bypass ours-ref debian-pasta \
+	trixie-pasta
 bench_words BENCH_CONN_CASES "$CASES" outbound hostaddr spliced
 for n in $CONNS; do
 	{ [ "$n" -ge 1 ] && [ "$n" -le 4096 ]; } 2>/dev/null ||

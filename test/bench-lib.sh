@@ -24,6 +24,8 @@
 # Tools (tool_run TOOL ...):
 #   host         CMD runs directly in H as $TEST_USER, no translator
 #   ours         $PASTA --config-net -P PIDFILE -- CMD, as $TEST_USER in H
+#   ours-bypass  $PASTA --bypass --config-net ...: the command's TCP
+#                connect() calls handed over to the host (issue 27)
 #   ours-ref     $REF_PASTA, ours built from another commit (no default),
 #                the same way: a before/after comparison in one run
 #   debian-pasta $DEBIAN_PASTA (/usr/bin/pasta), the same way
@@ -268,7 +270,7 @@ dl_counters() {
 tool_ok() {
 	case $1 in
 	host)		return 0 ;;
-	ours)		[ -x "$PASTA" ] ;;
+	ours|ours-bypass)	[ -x "$PASTA" ] ;;
 	ours-ref)	[ -n "$REF_PASTA" ] && [ -x "$REF_PASTA" ] ;;
 	debian-pasta)	[ -x "$DEBIAN_PASTA" ] ;;
 	trixie-pasta)	"$TRIXIE_PASTA" --help >/dev/null 2>&1 ;;
@@ -283,6 +285,7 @@ tool_version() {
 	case $1 in
 	host)		uname -r ;;
 	ours)		"$PASTA" --version 2>&1 | head -n 1 ;;
+	ours-bypass)	echo "$("$PASTA" --version 2>&1 | head -n 1) --bypass" ;;
 	ours-ref)	echo "$("$REF_PASTA" --version 2>&1 | head -n 1) ($REF_PASTA)" ;;
 	debian-pasta)	echo "$("$DEBIAN_PASTA" --version 2>&1 | head -n 1)" \
 			     "(package passt $(dpkg-query -W -f '${Version}' passt 2>/dev/null))" ;;
@@ -301,6 +304,12 @@ tool_bin() {
 	trixie-pasta)	echo "$TRIXIE_PASTA" ;;
 	*)		echo "$PASTA" ;;
 	esac
+}
+
+# tool_opts TOOL - the options a pasta-like TOOL adds to every command line
+tool_opts() {
+	[ "$1" = ours-bypass ] && echo --bypass
+	return 0
 }
 
 # tool_is_peer TOOL - TOOL is another project's: its failures are reported,
@@ -380,12 +389,13 @@ tool_run() {
 			</dev/null
 		rc=$?
 		;;
-	ours|ours-ref|debian-pasta|trixie-pasta)
+	ours|ours-bypass|ours-ref|debian-pasta|trixie-pasta)
 		local bin
 		bin=$(tool_bin "$tool")
 		rm -f "$WORK/u/$name.tpid"
+		# shellcheck disable=SC2046  # tool_opts: words
 		PASTA=$bin PASTA_DIRECT=0 pasta_run "$name" "$secs" \
-			-P "$WORK/u/$name.tpid" -- "$@"
+			$(tool_opts "$tool") -P "$WORK/u/$name.tpid" -- "$@"
 		rc=$?
 		;;
 	slirp4netns)
@@ -482,8 +492,10 @@ bench_t_start() {
 	bin=$(tool_bin "$tool")
 	rm -f "$WORK/u/$name.tpid"
 	# The translator's output: $WORK/NAME-t.out and .err
+	# shellcheck disable=SC2046  # tool_opts: words
 	PASTA=$bin PASTA_DIRECT=0 pasta_bg "$name-t" $((secs + 10)) \
-		-P "$WORK/u/$name.tpid" -t "$port" -- sleep "$secs"
+		$(tool_opts "$tool") -P "$WORK/u/$name.tpid" -t "$port" -- \
+		sleep "$secs"
 	T_PID=$BG_PID
 	if ! _poll 10 _holder "$WORK/u/$name.tpid"; then
 		echo "$tool: no PID file, or its command did not start" >>"$WORK/$name.err"

@@ -52,7 +52,7 @@
 # Environment (defaults in brackets; --quick changes the ones marked *):
 #   BENCH_MTU_RTTS*   RTTs in ms ["0 50"]; --quick: 0
 #   BENCH_MTU_MTUS    MTUs of the translator's namespace ["1500 9000 65520"]
-#   BENCH_MTU_TOOLS   ["host ours debian-pasta trixie-pasta"];
+#   BENCH_MTU_TOOLS   ["host ours ours-bypass debian-pasta trixie-pasta"];
 #                     --quick: "host ours debian-pasta"
 #   BENCH_MTU_SECS*   iperf3 duration, s [10]; --quick: 2
 #   BENCH_MTU_RUNS*   runs per measurement, median [3]; --quick: 1
@@ -92,7 +92,7 @@ else
 fi
 RTTS=${BENCH_MTU_RTTS:-0 50}
 MTUS=${BENCH_MTU_MTUS:-1500 9000 65520}
-TOOLS=${BENCH_MTU_TOOLS:-host ours debian-pasta trixie-pasta}
+TOOLS=${BENCH_MTU_TOOLS:-host ours ours-bypass debian-pasta trixie-pasta}
 SECS=${BENCH_MTU_SECS:-10}
 RUNS=${BENCH_MTU_RUNS:-3}
 CC=${BENCH_MTU_CC:-cubic}
@@ -419,8 +419,8 @@ done
 [ -x "$PY" ] || die "$PY not installed"
 for t in $TOOLS; do
 	case $t in
-	host|ours|ours-ref|debian-pasta|trixie-pasta) ;;
-	*) die "BENCH_MTU_TOOLS: host, ours, ours-ref, debian-pasta and/or trixie-pasta, not $t" ;;
+	host|ours|ours-bypass|ours-ref|debian-pasta|trixie-pasta) ;;
+	*) die "BENCH_MTU_TOOLS: host, ours, ours-bypass, ours-ref, debian-pasta and/or trixie-pasta, not $t" ;;
 	esac
 done
 for m in $MTUS; do

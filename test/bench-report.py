@@ -33,7 +33,8 @@ import tempfile
 
 COLS = ("kind tool cc rtt dir run status value bytes cpu_ticks hwm_kb "
         "retr_guest retr_h retr_r qdrop lossdrop late zero cc_seen note").split()
-TOOL_ORDER = ["host", "ours", "ours-ref", "debian-pasta", "slirp4netns"]
+TOOL_ORDER = ["host", "ours", "ours-bypass", "ours-ref", "debian-pasta",
+              "slirp4netns"]
 IPV6_TARGET = 0.95	# ours over IPv6 at least this much of ours over IPv4
 
 
@@ -529,7 +530,8 @@ translator run, as an unprivileged user) and R (the server, 198.51.100.1 on
 its loopback, not the gateway), joined by a veth at RTT 0 and otherwise by
 test/delayline (one-way delay RTT/2, rate cap per direction, MTU 1500).
 Tools: **host** runs the client directly in H; **ours** is `./pasta
---config-net -- CMD`; **debian-pasta** is `/usr/bin/pasta --config-net --
+--config-net -- CMD`; **ours-bypass** is `./pasta --bypass --config-net --
+CMD` (the command's TCP connections handed over to H); **debian-pasta** is `/usr/bin/pasta --config-net --
 CMD`; **slirp4netns** serves a namespace made by `unshare -rn` (`--configure
 --mtu=65520 --disable-host-loopback --cidr 192.0.2.0/24`). Each transfer
 gets a fresh translator. The congestion control is set in H, R and the

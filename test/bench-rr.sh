@@ -52,7 +52,7 @@
 #   BENCH_RR_RUNS*    runs per measurement, median [3]; --quick: 1
 #   BENCH_RR_CONNS*   connection counts ["1 32 128"]; --quick: "1 32"
 #   BENCH_RR_CASES    ["outbound spliced hostaddr"]
-#   BENCH_RR_TOOLS    ["host ours debian-pasta trixie-pasta"];
+#   BENCH_RR_TOOLS    ["host ours ours-bypass debian-pasta trixie-pasta"];
 #                     --quick: "host ours debian-pasta"
 #   BENCH_RR_OUT*     Markdown report [doc/benchmarks-rr.md at the top
 #                     level]; --quick: none unless set
@@ -93,7 +93,7 @@ SECS=${BENCH_RR_SECS:-10}
 RUNS=${BENCH_RR_RUNS:-3}
 CONNS=${BENCH_RR_CONNS:-1 32 128}
 CASES=${BENCH_RR_CASES:-outbound spliced hostaddr}
-TOOLS=${BENCH_RR_TOOLS:-host ours debian-pasta trixie-pasta}
+TOOLS=${BENCH_RR_TOOLS:-host ours ours-bypass debian-pasta trixie-pasta}
 PORT_OUT=${BENCH_RR_PORT_OUT:-8080}
 PORT_IN=${BENCH_RR_PORT_IN:-18080}
 LISTEN6=${BENCH_RR_LISTEN6:-1}
@@ -549,7 +549,8 @@ EOF
 # --- main ----------------------------------------------------------------------------
 
 bench_need ip nsenter setpriv timeout flock ss awk
-bench_words BENCH_RR_TOOLS "$TOOLS" host ours ours-ref debian-pasta trixie-pasta
+bench_words BENCH_RR_TOOLS "$TOOLS" host ours ours-bypass ours-ref debian-pasta \
+	trixie-pasta
 bench_words BENCH_RR_CASES "$CASES" outbound spliced hostaddr
 for n in $CONNS; do
 	[ "$n" -ge 1 ] 2>/dev/null || die "BENCH_RR_CONNS: positive numbers, not $n"

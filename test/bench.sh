@@ -44,7 +44,7 @@
 # Environment (defaults in brackets; --quick changes the ones marked *):
 #   BENCH_RTTS*       RTTs in ms ["0 10 50 170"]; --quick: 10
 #   BENCH_CCS*        congestion controls ["cubic bbr"]; --quick: cubic
-#   BENCH_TOOLS       ["host ours debian-pasta slirp4netns"]
+#   BENCH_TOOLS       ["host ours ours-bypass debian-pasta slirp4netns"]
 #   BENCH_SECS*       iperf3 duration [10]; --quick: 3
 #   BENCH_RUNS*       iperf3 runs per row [3]; --quick: 1
 #   BENCH_CURL_RUNS*  curl runs per row [BENCH_RUNS]
@@ -101,7 +101,7 @@ if [ $QUICK = 1 ]; then
 fi
 BENCH_RTTS=${BENCH_RTTS:-0 10 50 170}
 BENCH_CCS=${BENCH_CCS:-cubic bbr}
-BENCH_TOOLS=${BENCH_TOOLS:-host ours debian-pasta slirp4netns}
+BENCH_TOOLS=${BENCH_TOOLS:-host ours ours-bypass debian-pasta slirp4netns}
 BENCH_SECS=${BENCH_SECS:-10}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_CURL_RUNS=${BENCH_CURL_RUNS:-$BENCH_RUNS}
