@@ -95,44 +95,46 @@ struct bypass_call {
  * @level:	SOL_SOCKET, IPPROTO_TCP, IPPROTO_IP or IPPROTO_IPV6
  * @name:	option
  * @family:	only for sockets of this family, 0 for both
+ * @bound:	it only matters to a socket bound to a port (bind() rules)
  */
 struct bypass_opt {
 	int level;
 	int name;
 	int family;
+	bool bound;
 };
 
 /* Copied where the caller's value differs from a new socket's in the
  * namespace: what the program set, not what the namespace defaults to
  */
 static const struct bypass_opt bypass_opts[] = {
-	{ SOL_SOCKET,	SO_REUSEADDR,		0 },
-	{ SOL_SOCKET,	SO_REUSEPORT,		0 },
-	{ SOL_SOCKET,	SO_KEEPALIVE,		0 },
-	{ SOL_SOCKET,	SO_OOBINLINE,		0 },
-	{ SOL_SOCKET,	SO_PRIORITY,		0 },
-	{ SOL_SOCKET,	SO_RCVLOWAT,		0 },
-	{ SOL_SOCKET,	SO_SNDBUF,		0 },
-	{ SOL_SOCKET,	SO_RCVBUF,		0 },
-	{ SOL_SOCKET,	SO_LINGER,		0 },
-	{ SOL_SOCKET,	SO_SNDTIMEO,		0 },
-	{ SOL_SOCKET,	SO_RCVTIMEO,		0 },
-	{ IPPROTO_TCP,	TCP_NODELAY,		0 },
-	{ IPPROTO_TCP,	TCP_CORK,		0 },
-	{ IPPROTO_TCP,	TCP_KEEPIDLE,		0 },
-	{ IPPROTO_TCP,	TCP_KEEPINTVL,		0 },
-	{ IPPROTO_TCP,	TCP_KEEPCNT,		0 },
-	{ IPPROTO_TCP,	TCP_USER_TIMEOUT,	0 },
-	{ IPPROTO_TCP,	TCP_SYNCNT,		0 },
-	{ IPPROTO_TCP,	TCP_LINGER2,		0 },
-	{ IPPROTO_TCP,	TCP_WINDOW_CLAMP,	0 },
-	{ IPPROTO_TCP,	TCP_NOTSENT_LOWAT,	0 },
-	{ IPPROTO_TCP,	TCP_CONGESTION,		0 },
-	{ IPPROTO_IP,	IP_TOS,			AF_INET },
-	{ IPPROTO_IP,	IP_TTL,			AF_INET },
-	{ IPPROTO_IPV6,	IPV6_TCLASS,		AF_INET6 },
-	{ IPPROTO_IPV6,	IPV6_UNICAST_HOPS,	AF_INET6 },
-	{ IPPROTO_IPV6,	IPV6_V6ONLY,		AF_INET6 },
+	{ SOL_SOCKET,	SO_REUSEADDR,		0,	true },
+	{ SOL_SOCKET,	SO_REUSEPORT,		0,	true },
+	{ SOL_SOCKET,	SO_KEEPALIVE,		0,	false },
+	{ SOL_SOCKET,	SO_OOBINLINE,		0,	false },
+	{ SOL_SOCKET,	SO_PRIORITY,		0,	false },
+	{ SOL_SOCKET,	SO_RCVLOWAT,		0,	false },
+	{ SOL_SOCKET,	SO_SNDBUF,		0,	false },
+	{ SOL_SOCKET,	SO_RCVBUF,		0,	false },
+	{ SOL_SOCKET,	SO_LINGER,		0,	false },
+	{ SOL_SOCKET,	SO_SNDTIMEO,		0,	false },
+	{ SOL_SOCKET,	SO_RCVTIMEO,		0,	false },
+	{ IPPROTO_TCP,	TCP_NODELAY,		0,	false },
+	{ IPPROTO_TCP,	TCP_CORK,		0,	false },
+	{ IPPROTO_TCP,	TCP_KEEPIDLE,		0,	false },
+	{ IPPROTO_TCP,	TCP_KEEPINTVL,		0,	false },
+	{ IPPROTO_TCP,	TCP_KEEPCNT,		0,	false },
+	{ IPPROTO_TCP,	TCP_USER_TIMEOUT,	0,	false },
+	{ IPPROTO_TCP,	TCP_SYNCNT,		0,	false },
+	{ IPPROTO_TCP,	TCP_LINGER2,		0,	false },
+	{ IPPROTO_TCP,	TCP_WINDOW_CLAMP,	0,	false },
+	{ IPPROTO_TCP,	TCP_NOTSENT_LOWAT,	0,	false },
+	{ IPPROTO_TCP,	TCP_CONGESTION,		0,	false },
+	{ IPPROTO_IP,	IP_TOS,			AF_INET,	false },
+	{ IPPROTO_IP,	IP_TTL,			AF_INET,	false },
+	{ IPPROTO_IPV6,	IPV6_TCLASS,		AF_INET6,	false },
+	{ IPPROTO_IPV6,	IPV6_UNICAST_HOPS,	AF_INET6,	false },
+	{ IPPROTO_IPV6,	IPV6_V6ONLY,		AF_INET6,	false },
 };
 
 /**
@@ -151,6 +153,19 @@ static struct bypass_default bypass_defaults[2][ARRAY_SIZE(bypass_opts)];
 static int bypass_sv[2] = { -1, -1 };	/* the listener's way to us */
 static int bypass_fd = -1;		/* the filter's listener */
 static int bypass_proc = -1;		/* /proc, for descriptors' flags */
+
+/**
+ * struct bypass_pidfd - a pidfd of a thread that called connect()
+ * @pid:	the thread, 0 if the slot is free
+ * @pidfd:	its pidfd
+ */
+struct bypass_pidfd {
+	pid_t pid;
+	int pidfd;
+};
+#define BYPASS_PIDFDS		8	/* threads whose pidfd we keep */
+static struct bypass_pidfd bypass_pidfds[BYPASS_PIDFDS];
+static unsigned int bypass_pidfd_next;	/* the slot to reuse next */
 static struct bypass_call bypass_pending[BYPASS_PENDING_MAX];
 static int bypass_pending_n;
 static bool bypass_started;
@@ -373,19 +388,18 @@ static bool bypass_valid(uint64_t id)
 }
 
 /**
- * bypass_cloexec() - does the caller's descriptor have FD_CLOEXEC?
+ * bypass_fd_flags() - the flags of the caller's descriptor
  * @pid:	calling thread
  * @fd:		descriptor
  *
- * Read from /proc/PID/fdinfo/FD ("flags:" has O_CLOEXEC): where that can't
- * be read, the descriptor is taken not to have it.
+ * From /proc/PID/fdinfo/FD: "flags:" has the file's (O_NONBLOCK) and the
+ * descriptor's (O_CLOEXEC), which no call on our copy of it would tell.
  *
- * Return: true if it has
+ * Return: the flags, -1 if they can't be read
  */
-static bool bypass_cloexec(pid_t pid, int fd)
+static long bypass_fd_flags(pid_t pid, int fd)
 {
 	char path[48], buf[256], *flags;
-	unsigned long v = 0;
 	ssize_t n;
 	int f;
 
@@ -393,16 +407,14 @@ static bool bypass_cloexec(pid_t pid, int fd)
 	f = bypass_proc < 0 ? -1 : openat(bypass_proc, path,
 					  O_RDONLY | O_CLOEXEC);
 	if (f < 0)
-		return false;
+		return -1;
 	n = read(f, buf, sizeof(buf) - 1);
 	close(f);
 	if (n <= 0)
-		return false;
+		return -1;
 	buf[n] = '\0';
 	flags = strstr(buf, "flags:");
-	if (flags)
-		v = strtoul(flags + strlen("flags:"), NULL, 8);
-	return v & O_CLOEXEC;
+	return flags ? (long)strtoul(flags + strlen("flags:"), NULL, 8) : -1;
 }
 
 /**
@@ -410,19 +422,42 @@ static bool bypass_cloexec(pid_t pid, int fd)
  * @pid:	calling thread
  * @fd:		its descriptor
  *
+ * The thread's pidfd is kept for its next calls: a program connecting in a
+ * loop costs pidfd_open() once. A PID whose thread is gone may be another
+ * thread's by now: its old pidfd then says ESRCH, and a new one is opened
+ * (the notification's ID, checked valid afterwards, says the PID is the
+ * caller's).
+ *
  * Return: our descriptor for the same socket, or -1
  */
 static int bypass_caller_sock(pid_t pid, int fd)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD), s;
+	struct bypass_pidfd *p = NULL;
+	unsigned int i;
+	int s;
 
-	if (pidfd < 0 && errno == EINVAL)	/* before Linux 6.9: leaders only */
-		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
+	if (pid <= 0)		/* not in our PID namespace */
 		return -1;
-	s = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	close(pidfd);
-	return s;
+	for (i = 0; i < ARRAY_SIZE(bypass_pidfds) && !p; i++) {
+		if (bypass_pidfds[i].pid != pid)
+			continue;
+		s = (int)syscall(SYS_pidfd_getfd, bypass_pidfds[i].pidfd, fd, 0);
+		if (s >= 0 || errno != ESRCH)
+			return s;
+		p = &bypass_pidfds[i];	/* that thread is gone: PID reused */
+	}
+	if (!p)
+		p = &bypass_pidfds[bypass_pidfd_next++ % BYPASS_PIDFDS];
+	if (p->pid)
+		close(p->pidfd);
+	p->pid = 0;
+	p->pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+	if (p->pidfd < 0 && errno == EINVAL)	/* before 6.9: leaders only */
+		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (p->pidfd < 0)
+		return -1;
+	p->pid = pid;
+	return (int)syscall(SYS_pidfd_getfd, p->pidfd, fd, 0);
 }
 
 /**
@@ -449,7 +484,9 @@ static int bypass_sock_int(int s, int level, int name)
  *
  * A TCP socket of the destination's family, not connected, connecting or
  * listening, not bound to an address (a port on any address is fine: ours
- * gets it on the host if it can) nor to a device.
+ * gets it on the host if it can) nor to a device. Four reads: the address
+ * has the family; only TCP's stream sockets answer TCP_INFO (a raw socket
+ * of protocol TCP doesn't), and MPTCP's have a protocol of their own.
  *
  * Return: true if it is
  */
@@ -461,18 +498,14 @@ static bool bypass_sock_fit(int theirs, int family, uint16_t *sport)
 	union inany_addr a;
 	socklen_t tl = sizeof(ti);
 
-	if (bypass_sock_int(theirs, SOL_SOCKET, SO_DOMAIN) != family ||
-	    bypass_sock_int(theirs, SOL_SOCKET, SO_TYPE) != SOCK_STREAM ||
-	    bypass_sock_int(theirs, SOL_SOCKET, SO_PROTOCOL) != IPPROTO_TCP ||
-	    bypass_sock_int(theirs, SOL_SOCKET, SO_BINDTOIFINDEX) != 0)
-		return false;
-	if (getsockopt(theirs, IPPROTO_TCP, TCP_INFO, &ti, &tl) ||
-	    ti.tcpi_state != TCP_CLOSE)
-		return false;
-	if (getsockname(theirs, &sa.sa, &sl) ||
+	if (getsockname(theirs, &sa.sa, &sl) || sa.sa.sa_family != family ||
 	    inany_from_sockaddr(&a, sport, &sa) || !inany_is_unspecified(&a))
 		return false;
-	return true;
+	if (bypass_sock_int(theirs, SOL_SOCKET, SO_PROTOCOL) != IPPROTO_TCP ||
+	    bypass_sock_int(theirs, SOL_SOCKET, SO_BINDTOIFINDEX) != 0)
+		return false;
+	return !getsockopt(theirs, IPPROTO_TCP, TCP_INFO, &ti, &tl) &&
+	       ti.tcpi_state == TCP_CLOSE;
 }
 
 /**
@@ -480,8 +513,13 @@ static bool bypass_sock_fit(int theirs, int family, uint16_t *sport)
  * @theirs:	their socket
  * @ours:	ours
  * @family:	of both
+ * @bound:	theirs is bound to a port
+ *
+ * Each option read is a system call (about 1 us here, a third of our
+ * time per call): those that only bind() looks at are left out unless
+ * theirs is bound.
  */
-static void bypass_opts_copy(int theirs, int ours, int family)
+static void bypass_opts_copy(int theirs, int ours, int family, bool bound)
 {
 	const struct bypass_default *d = bypass_defaults[family == AF_INET6];
 	unsigned int i;
@@ -491,7 +529,8 @@ static void bypass_opts_copy(int theirs, int ours, int family)
 		uint8_t val[BYPASS_OPT_LEN];
 		socklen_t len = sizeof(val);
 
-		if (!d[i].len || getsockopt(theirs, o->level, o->name, val, &len))
+		if (!d[i].len || (o->bound && !bound) ||
+		    getsockopt(theirs, o->level, o->name, val, &len))
 			continue;
 		if (len == d[i].len && !memcmp(val, d[i].val, len))
 			continue;
@@ -533,7 +572,7 @@ static bool bypass_connect(const struct ctx *c, struct bypass_call *call,
 		   IPPROTO_TCP);
 	if (s < 0)
 		return false;
-	bypass_opts_copy(theirs, s, family);
+	bypass_opts_copy(theirs, s, family, sport);
 	if (ip_sock_outbound(c, s, family, sport)) {
 		close(s);
 		return false;
@@ -678,7 +717,7 @@ static int bypass_decide(const struct ctx *c, struct bypass_call *call,
 {
 	union inany_addr dst;
 	uint16_t port;
-	int fl;
+	long fl = -1;
 
 	if (inany_from_sockaddr(&dst, &port, &call->sa) ||
 	    !ip_family_on(inany_family(&dst)) || c->no_tcp ||
@@ -694,17 +733,53 @@ static int bypass_decide(const struct ctx *c, struct bypass_call *call,
 	if (*theirs < 0)
 		debug("--bypass: no copy of socket %d of %d: %s", call->fd,
 		      call->pid, strerror(errno));
-	if (*theirs < 0 || !bypass_valid(call->id) ||
-	    !bypass_sock_fit(*theirs, call->sa.sa.sa_family, sport) ||
-	    (fl = fcntl(*theirs, F_GETFL)) < 0) {
+	else
+		fl = bypass_fd_flags(call->pid, call->fd);
+	/* The caller waited all along: what we read was its own */
+	if (fl < 0 || !bypass_valid(call->id) ||
+	    !bypass_sock_fit(*theirs, call->sa.sa.sa_family, sport)) {
 		if (*theirs >= 0)
 			close(*theirs);
 		bypass_count.ns++;
 		return -1;
 	}
 	call->blocking = !(fl & O_NONBLOCK);
-	call->cloexec = bypass_cloexec(call->pid, call->fd);
+	call->cloexec = fl & O_CLOEXEC;
 	return 0;
+}
+
+/**
+ * bypass_answer() - answer a call we tried to make on the host
+ * @c:		execution context
+ * @call:	the call, with our socket if we made one
+ * @ours:	the call is ours (bypass_connect()): else it continues in the
+ *		namespace
+ * @err:	if ours, bypass_connect()'s error
+ */
+static void bypass_answer(const struct ctx *c, struct bypass_call *call,
+			  bool ours, int err)
+{
+	if (!ours) {
+		bypass_count.ns++;
+		bypass_reply(call->id, 0, true);
+		return;
+	}
+	if (err && err != EINPROGRESS) {
+		bypass_count.failed++;
+		bypass_reply(call->id, -err, false);
+		return;
+	}
+	if (bypass_swap(call)) {
+		bypass_count.gone++;
+		close(call->s);
+		return;
+	}
+	if (call->blocking && err == EINPROGRESS) {
+		bypass_wait(c, call);
+		return;
+	}
+	bypass_done(call, -err);
+	close(call->s);
 }
 
 /**
@@ -723,8 +798,7 @@ static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
 	bool ours;
 
 	if (req->data.nr != __NR_connect ||
-	    bypass_read_dest(&call, req->data.args[1], req->data.args[2]) ||
-	    !bypass_valid(call.id)) {
+	    bypass_read_dest(&call, req->data.args[1], req->data.args[2])) {
 		bypass_count.ns++;
 		bypass_reply(call.id, 0, true);
 		return;
@@ -734,28 +808,8 @@ static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
 		return;
 	}
 	ours = bypass_connect(c, &call, theirs, sport, &err);
-	close(theirs);
-	if (!ours) {
-		bypass_count.ns++;
-		bypass_reply(call.id, 0, true);
-		return;
-	}
-	if (err && err != EINPROGRESS) {
-		bypass_count.failed++;
-		bypass_reply(call.id, -err, false);
-		return;
-	}
-	if (bypass_swap(&call)) {
-		bypass_count.gone++;
-		close(call.s);
-		return;
-	}
-	if (call.blocking && err == EINPROGRESS) {
-		bypass_wait(c, &call);
-		return;
-	}
-	bypass_done(&call, -err);
-	close(call.s);
+	bypass_answer(c, &call, ours, err);
+	close(theirs);		/* after the answer: the caller waits less */
 }
 
 /**
@@ -777,10 +831,17 @@ void bypass_handler(struct ctx *c, uint32_t events)
 		return;
 	}
 	if (events & (EPOLLHUP | EPOLLERR)) {
+		unsigned int i;
+
 		/* The command and its children are all gone */
 		epoll_ref_del(c, bypass_fd);
 		close(bypass_fd);
 		bypass_fd = -1;
+		for (i = 0; i < ARRAY_SIZE(bypass_pidfds); i++) {
+			if (bypass_pidfds[i].pid)
+				close(bypass_pidfds[i].pidfd);
+			bypass_pidfds[i].pid = 0;
+		}
 	}
 }
 

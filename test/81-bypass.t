@@ -136,8 +136,8 @@ rcvbuf=$(field all opt4 rcvbuf)
 ok $? "SO_RCVBUF 65536 as set (reads $rcvbuf)"
 is "$(field all cx4 cloexec) $(field all b4 cloexec) $(field all cx4 local)" \
 	"True False $H_ADDR" "FD_CLOEXEC kept, set or not"
-is "$(field all bind4 lport) $(field all bind4 local)" "40123 $H_ADDR" \
-	"a wildcard bind's port kept on the host"
+is "$(field all bind4 lport) $(field all bind4 local) $(field all bind4 reuseaddr)" \
+	"40123 $H_ADDR 1" "a wildcard bind's port kept on the host, SO_REUSEADDR too"
 is "$(summary all th4)" "th4:0/$H_ADDR " "connect() from a second thread: handed over"
 is "$(field all udp4 local)" "$NS4" "UDP connect(): on the tap (the namespace's address)"
 is "$(summary all gw)" "gw:0/$NS4 " \

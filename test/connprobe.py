@@ -11,7 +11,8 @@
 #          cloexec     SOCK_CLOEXEC
 #          opts        TCP_NODELAY, SO_KEEPALIVE, TCP_KEEPIDLE 77,
 #                      SO_RCVBUF 65536 set before connect()
-#          bind=PORT   bound to PORT on the wildcard address first
+#          bind=PORT   bound to PORT on the wildcard address first, with
+#                      SO_REUSEADDR (read back)
 #          thread      connect() from a second thread
 #          timeo=MS    SO_SNDTIMEO, blocking
 #          alarm       SIGALRM every 50 ms during a blocking connect()
@@ -134,6 +135,9 @@ def probe(spec):
                                         socket.SO_KEEPALIVE)
         out["keepidle"] = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE)
         out["rcvbuf"] = s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+    if any(f.startswith("bind=") for f in flags):
+        out["reuseaddr"] = s.getsockopt(socket.SOL_SOCKET,
+                                        socket.SO_REUSEADDR)
     out["cloexec"] = bool(fcntl.fcntl(s.fileno(), fcntl.F_GETFD) &
                           fcntl.FD_CLOEXEC)
     s.close()
