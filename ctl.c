@@ -495,14 +495,10 @@ void ctl_init(struct ctx *c)
 
 	if (!c->ctl_path[0])
 		return;
-	fd = unix_sock_bind(c->ctl_path);
-	if (fd < 0)
-		die("Can't bind -c %s: %s", c->ctl_path, strerror(-fd));
-	if (listen(fd, CTL_BACKLOG))
-		die("listen on -c %s: %s", c->ctl_path, strerror(errno));
+	fd = unix_sock_listen(c->ctl_path, "-c", CTL_BACKLOG, &ctl_dir_fd,
+			      &ctl_name);
 	ctl_listen_fd = fd;
 	ctl_uid = geteuid();
-	ctl_dir_fd = path_dir_open(c->ctl_path, &ctl_name);
 	epoll_ref_add(c, fd, EPOLL_TYPE_CTL_LISTEN, 0, EPOLLIN);
 	info("Configuration socket: %s", c->ctl_path);
 }

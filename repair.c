@@ -63,16 +63,10 @@ void repair_init(struct ctx *c)
 		     c->sock_path, REPAIR_SUFFIX) >= (int)sizeof(c->repair_path))
 		die("Socket path too long for its repair socket: %s",
 		    c->sock_path);
-	fd = unix_sock_bind(c->repair_path);
-	if (fd < 0)
-		die("Can't bind --repair-path %s: %s", c->repair_path,
-		    strerror(-fd));
-	if (listen(fd, 1))
-		die("listen on --repair-path %s: %s", c->repair_path,
-		    strerror(errno));
+	fd = unix_sock_listen(c->repair_path, "--repair-path", 1, &rep.dir_fd,
+			      &rep.name);
 	rep.listen_fd = fd;
 	rep.uid = geteuid();
-	rep.dir_fd = path_dir_open(c->repair_path, &rep.name);
 	epoll_ref_add(c, fd, EPOLL_TYPE_REPAIR_LISTEN, 0, EPOLLIN);
 	info("UNIX domain socket bound at %s, for passt-repair",
 	     c->repair_path);

@@ -93,6 +93,31 @@ int unix_sock_bind(const char *path)
 }
 
 /**
+ * unix_sock_listen() - listen on a UNIX stream socket at a path, or die
+ * @path:	path
+ * @opt:	the option that named it, for the messages
+ * @backlog:	listen() backlog
+ * @dir_fd:	set: the socket's directory, to remove it at exit
+ * @name:	set: its name there
+ *
+ * Before the sandbox: the path must be reachable.
+ *
+ * Return: the listening socket
+ */
+int unix_sock_listen(const char *path, const char *opt, int backlog,
+		     int *dir_fd, const char **name)
+{
+	int fd = unix_sock_bind(path);
+
+	if (fd < 0)
+		die("Can't bind %s %s: %s", opt, path, strerror(-fd));
+	if (listen(fd, backlog))
+		die("listen on %s %s: %s", opt, path, strerror(errno));
+	*dir_fd = path_dir_open(path, name);
+	return fd;
+}
+
+/**
  * write_all() - write a whole buffer to a blocking descriptor
  * @fd:		file descriptor
  * @buf:	data

@@ -36,6 +36,8 @@ static inline int64_t now_ms(void)
 int fd_set_nonblock(int fd);
 int path_dir_open(const char *path, const char **name);
 int unix_sock_bind(const char *path);
+int unix_sock_listen(const char *path, const char *opt, int backlog,
+		     int *dir_fd, const char **name);
 int write_all(int fd, const void *buf, size_t len);
 int fd_send(int s, const void *buf, size_t len, int fd);
 int fd_recv(int s, void *buf, size_t len, int *fd);
