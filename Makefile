@@ -7,7 +7,7 @@ HARDEN = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
       -fno-omit-frame-pointer
 
-SRCS = arp.c bypass.c checksum.c conf.c ctl.c dhcp.c dhcpv6.c dgram_migrate.c dns.c flow.c follow.c frag.c fwd.c fwd_rule.c icmp.c icmp_err.c inany.c input.c ip.c isolation.c \
+SRCS = arp.c bypass.c bypass_agent.c checksum.c conf.c ctl.c dhcp.c dhcpv6.c dgram_migrate.c dns.c flow.c follow.c frag.c fwd.c fwd_rule.c icmp.c icmp_err.c inany.c input.c ip.c isolation.c \
        link.c log.c mig_handover.c mig_io.c migrate.c netlink.c ndp.c passt.c pasta.c pcap.c pkt.c repair.c resolv.c splice.c stream.c tap.c tcp.c tcp_migrate.c tcp_repair.c udp.c util.c \
        vhost_user.c virtq.c
 LIB_SRCS = $(filter-out passt.c,$(SRCS))

@@ -67,6 +67,7 @@
 
 /**
  * struct bypass_call - one connect() we hand over: our copy of it
+ * @lfd:	the listener it came from
  * @id:		notification ID
  * @pid:	calling thread
  * @fd:		its socket's descriptor number
@@ -79,6 +80,7 @@
  *		returns EINPROGRESS (ms, monotonic), else 0
  */
 struct bypass_call {
+	int lfd;
 	uint64_t id;
 	pid_t pid;
 	int fd;
@@ -151,7 +153,11 @@ struct bypass_default {
 static struct bypass_default bypass_defaults[2][ARRAY_SIZE(bypass_opts)];
 
 static int bypass_sv[2] = { -1, -1 };	/* the listener's way to us */
-static int bypass_fd = -1;		/* the filter's listener */
+/* Listeners: the command's filter's, and those --bypass-agent receives from
+ * the container runtime, one a container (or exec); by slot, -1 if free
+ */
+#define BYPASS_LISTENERS	32
+static int bypass_lfd[BYPASS_LISTENERS];
 static int bypass_proc = -1;		/* /proc, for descriptors' flags */
 
 /**
@@ -320,15 +326,45 @@ static void bypass_defaults_read(const int tmpl[2])
 }
 
 /**
- * bypass_start() - take the command's listener, once it runs
+ * bypass_listener_add() - serve a filter's listener
+ * @c:		execution context
+ * @fd:		the listener, ours once passed here
+ *
+ * Return: 0 on success, -1 if every slot is taken (@fd closed: the
+ *	   filter's calls then fail with ENOSYS)
+ */
+int bypass_listener_add(struct ctx *c, int fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < BYPASS_LISTENERS; i++) {
+		if (bypass_lfd[i] >= 0)
+			continue;
+		bypass_lfd[i] = fd;
+		epoll_ref_add(c, fd, EPOLL_TYPE_BYPASS, i, EPOLLIN);
+		return 0;
+	}
+	close(fd);
+	return -1;
+}
+
+/**
+ * bypass_start() - what every listener needs, and the command's listener
+ *		    once it runs (--bypass)
  * @c:		execution context
  * @tmpl:	new TCP sockets in the namespace, IPv4 and IPv6, or -1
  */
 void bypass_start(struct ctx *c, const int tmpl[2])
 {
 	int e = 0, fd = -1;
+	unsigned int i;
 
-	if (!c->bypass)
+	for (i = 0; i < BYPASS_LISTENERS; i++)
+		bypass_lfd[i] = -1;
+	bypass_started = true;
+	bypass_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bypass_defaults_read(tmpl);
+	if (bypass_sv[0] < 0)		/* no command of ours: agent only */
 		return;
 	close(bypass_sv[1]);
 	if (fd_recv(bypass_sv[0], &e, sizeof(e), &fd) || (!e && fd < 0))
@@ -336,11 +372,7 @@ void bypass_start(struct ctx *c, const int tmpl[2])
 	if (e)
 		die("--bypass: can't install the command's filter: %s",
 		    strerror(e));
-	bypass_fd = fd;
-	bypass_started = true;
-	bypass_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	bypass_defaults_read(tmpl);
-	epoll_ref_add(c, bypass_fd, EPOLL_TYPE_BYPASS, 0, EPOLLIN);
+	bypass_listener_add(c, fd);
 	info("--bypass: the command's TCP connections go straight to the host");
 }
 
@@ -359,13 +391,14 @@ void bypass_serve(void)
 
 /**
  * bypass_reply() - answer a notification
+ * @lfd:	listener it came from
  * @id:		its ID
  * @error:	negative errno for the call to return, or 0
  * @cont:	let the call run in the namespace instead
  *
  * Return: 0 on success, -1 if the caller is gone (or interrupted)
  */
-static int bypass_reply(uint64_t id, int error, bool cont)
+static int bypass_reply(int lfd, uint64_t id, int error, bool cont)
 {
 	struct seccomp_notif_resp resp = {
 		.id = id,
@@ -373,18 +406,20 @@ static int bypass_reply(uint64_t id, int error, bool cont)
 		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
 	};
 
-	return ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) ? -1 : 0;
+	return ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp) ? -1 : 0;
 }
 
 /**
  * bypass_valid() - is the caller still waiting for this notification?
- * @id:		its ID
+ * @call:	the call
  *
  * Return: true if it is
  */
-static bool bypass_valid(uint64_t id)
+static bool bypass_valid(const struct bypass_call *call)
 {
-	return !ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id);
+	uint64_t id = call->id;
+
+	return !ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id);
 }
 
 /**
@@ -614,7 +649,7 @@ static int bypass_swap(const struct bypass_call *call)
 
 	if (call->blocking && (fl = fcntl(call->s, F_GETFL)) >= 0)
 		fcntl(call->s, F_SETFL, fl & ~O_NONBLOCK);
-	return ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0 ? -1 : 0;
+	return ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0 ? -1 : 0;
 }
 
 /**
@@ -624,7 +659,7 @@ static int bypass_swap(const struct bypass_call *call)
  */
 static void bypass_done(const struct bypass_call *call, int error)
 {
-	if (bypass_reply(call->id, error, false))
+	if (bypass_reply(call->lfd, call->id, error, false))
 		bypass_count.gone++;
 	else if (error && error != -EINPROGRESS)
 		bypass_count.failed++;
@@ -736,7 +771,7 @@ static int bypass_decide(const struct ctx *c, struct bypass_call *call,
 	else
 		fl = bypass_fd_flags(call->pid, call->fd);
 	/* The caller waited all along: what we read was its own */
-	if (fl < 0 || !bypass_valid(call->id) ||
+	if (fl < 0 || !bypass_valid(call) ||
 	    !bypass_sock_fit(*theirs, call->sa.sa.sa_family, sport)) {
 		if (*theirs >= 0)
 			close(*theirs);
@@ -761,12 +796,12 @@ static void bypass_answer(const struct ctx *c, struct bypass_call *call,
 {
 	if (!ours) {
 		bypass_count.ns++;
-		bypass_reply(call->id, 0, true);
+		bypass_reply(call->lfd, call->id, 0, true);
 		return;
 	}
 	if (err && err != EINPROGRESS) {
 		bypass_count.failed++;
-		bypass_reply(call->id, -err, false);
+		bypass_reply(call->lfd, call->id, -err, false);
 		return;
 	}
 	if (bypass_swap(call)) {
@@ -785,26 +820,32 @@ static void bypass_answer(const struct ctx *c, struct bypass_call *call,
 /**
  * bypass_notify() - one connect() the filter stopped
  * @c:		execution context
+ * @lfd:	the filter's listener
  * @req:	the notification
+ *
+ * A container runtime's filter may stop other calls, and other ABIs' (its
+ * profile says): those continue.
  */
-static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
+static void bypass_notify(const struct ctx *c, int lfd,
+			  const struct seccomp_notif *req)
 {
 	struct bypass_call call = {
-		.id = req->id, .pid = (pid_t)req->pid,
+		.lfd = lfd, .id = req->id, .pid = (pid_t)req->pid,
 		.fd = (int)req->data.args[0], .s = -1,
 	};
 	uint16_t sport = 0;
 	int theirs = -1, err;
 	bool ours;
 
-	if (req->data.nr != __NR_connect ||
+	if (req->data.arch != ISOLATE_AUDIT_ARCH ||
+	    req->data.nr != __NR_connect ||
 	    bypass_read_dest(&call, req->data.args[1], req->data.args[2])) {
 		bypass_count.ns++;
-		bypass_reply(call.id, 0, true);
+		bypass_reply(call.lfd, call.id, 0, true);
 		return;
 	}
 	if (bypass_decide(c, &call, &theirs, &sport)) {
-		bypass_reply(call.id, 0, true);
+		bypass_reply(call.lfd, call.id, 0, true);
 		return;
 	}
 	ours = bypass_connect(c, &call, theirs, sport, &err);
@@ -813,36 +854,55 @@ static void bypass_notify(const struct ctx *c, const struct seccomp_notif *req)
 }
 
 /**
- * bypass_handler() - the command's filter has connect() calls for us
+ * bypass_listener_gone() - a filter's processes are all gone: its listener
+ *			    and its blocking calls go too
  * @c:		execution context
+ * @slot:	the listener's slot
+ */
+static void bypass_listener_gone(struct ctx *c, unsigned int slot)
+{
+	int lfd = bypass_lfd[slot], i;
+
+	for (i = bypass_pending_n - 1; i >= 0; i--) {
+		if (bypass_pending[i].lfd == lfd) {
+			bypass_count.gone++;
+			bypass_pending_drop(c, &bypass_pending[i]);
+		}
+	}
+	epoll_ref_del(c, lfd);
+	close(lfd);
+	bypass_lfd[slot] = -1;
+	for (i = 0; i < (int)ARRAY_SIZE(bypass_pidfds); i++) {
+		if (bypass_pidfds[i].pid)
+			close(bypass_pidfds[i].pidfd);
+		bypass_pidfds[i].pid = 0;
+	}
+}
+
+/**
+ * bypass_handler() - a filter has connect() calls for us
+ * @c:		execution context
+ * @slot:	its listener's slot
  * @events:	epoll events
  */
-void bypass_handler(struct ctx *c, uint32_t events)
+void bypass_handler(struct ctx *c, uint32_t slot, uint32_t events)
 {
 	struct seccomp_notif req;
+	int lfd;
 
+	if (slot >= BYPASS_LISTENERS || (lfd = bypass_lfd[slot]) < 0)
+		return;
 	if (events & EPOLLIN) {
 		memset(&req, 0, sizeof(req));
-		if (!ioctl(bypass_fd, SECCOMP_IOCTL_NOTIF_RECV, &req))
-			bypass_notify(c, &req);
+		if (!ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req))
+			bypass_notify(c, lfd, &req);
 		else if (errno != ENOENT && errno != EINTR)
 			warn("--bypass: can't read a notification: %s",
 			     strerror(errno));
 		return;
 	}
-	if (events & (EPOLLHUP | EPOLLERR)) {
-		unsigned int i;
-
-		/* The command and its children are all gone */
-		epoll_ref_del(c, bypass_fd);
-		close(bypass_fd);
-		bypass_fd = -1;
-		for (i = 0; i < ARRAY_SIZE(bypass_pidfds); i++) {
-			if (bypass_pidfds[i].pid)
-				close(bypass_pidfds[i].pidfd);
-			bypass_pidfds[i].pid = 0;
-		}
-	}
+	if (events & (EPOLLHUP | EPOLLERR))
+		bypass_listener_gone(c, slot);
 }
 
 /**
@@ -881,7 +941,7 @@ int64_t bypass_timer(struct ctx *c)
 	for (i = bypass_pending_n - 1; i >= 0; i--) {
 		struct bypass_call *call = &bypass_pending[i];
 
-		if (!bypass_valid(call->id)) {
+		if (!bypass_valid(call)) {
 			bypass_count.handed++;
 		} else if (call->deadline && c->now >= call->deadline) {
 			bypass_done(call, -EINPROGRESS);
@@ -901,12 +961,16 @@ int64_t bypass_timer(struct ctx *c)
 void bypass_stats(void)
 {
 	const struct bypass_counts *n = &bypass_count;
+	unsigned int i, filters = 0;
 
 	if (!bypass_started)
 		return;
+	for (i = 0; i < BYPASS_LISTENERS; i++)
+		filters += bypass_lfd[i] >= 0;
 	info("bypass: %lu handed over, %lu connecting, %lu failed; through the "
 	     "namespace: %lu refused (local, mapped, or against the address "
 	     "policy), %lu not taken (not TCP, bound, not in SPEC); %lu "
-	     "callers gone", n->handed, (unsigned long)bypass_pending_n,
-	     n->failed, n->refused, n->ns, n->gone);
+	     "callers gone; listeners: %u", n->handed,
+	     (unsigned long)bypass_pending_n, n->failed, n->refused, n->ns,
+	     n->gone, filters);
 }

@@ -77,6 +77,7 @@ enum {
 	OPT_MIGRATE_EXIT,
 	OPT_MIGRATE_NO_LINGER,
 	OPT_BYPASS,
+	OPT_BYPASS_AGENT,
 };
 
 /* Options that only set a flag */
@@ -148,6 +149,7 @@ static const struct option conf_opts[] = {
 	{ "migrate-exit", no_argument,		NULL, OPT_MIGRATE_EXIT },
 	{ "migrate-no-linger", no_argument,	NULL, OPT_MIGRATE_NO_LINGER },
 	{ "bypass",	optional_argument,	NULL, OPT_BYPASS },
+	{ "bypass-agent", required_argument,	NULL, OPT_BYPASS_AGENT },
 	{ "config-net",	no_argument,		NULL, OPT_CONFIG_NET },
 	{ "netns",	required_argument,	NULL, OPT_NETNS },
 	{ "userns",	required_argument,	NULL, OPT_USERNS },
@@ -275,6 +277,9 @@ static void usage(const char *name, FILE *f, int status)
 		"                         the tap reaches as they are; SPEC: only\n"
 		"                         these, a comma-separated list of\n"
 		"                         ADDR[/PREFIX] and PORT[-PORT]\n"
+		"      --bypass-agent PATH  the same for containers: seccomp\n"
+		"                         listeners a container runtime sends to\n"
+		"                         PATH (its profile's listenerPath)\n"
 		"passt only:\n"
 		"  -s, --socket PATH      UNIX socket path\n"
 		"  -F, --fd FD            already connected guest socket\n"
@@ -1163,6 +1168,11 @@ static bool conf_option_run(struct ctx *c, int opt, const char *arg)
 			    "PORT[-PORT], separated by commas)", arg);
 		c->bypass = true;
 		break;
+	case OPT_BYPASS_AGENT:
+		conf_for_mode(c, MODE_PASTA, "--bypass-agent");
+		conf_path("--bypass-agent", arg, c->bypass_agent,
+			  sizeof(c->bypass_agent));
+		break;
 	case OPT_NETNS:
 		conf_for_mode(c, MODE_PASTA, "--netns");
 		conf_netns(c, arg);
@@ -1302,9 +1312,11 @@ static void conf_check(const struct ctx *c)
 	if (c->cmd && (c->netns_path[0] || c->target_pid))
 		die("A command and a namespace to join (%s): pick one",
 		    c->target_pid ? "PID" : "--netns");
-	if (c->bypass && (c->netns_path[0] || c->target_pid))
-		die("--bypass needs the command pasta starts, not a namespace "
-		    "to join (%s)", c->target_pid ? "PID" : "--netns");
+	if (c->bypass && (c->netns_path[0] || c->target_pid) &&
+	    !c->bypass_agent[0])
+		die("--bypass needs the command pasta starts, or --bypass-agent "
+		    "with a namespace to join (%s)",
+		    c->target_pid ? "PID" : "--netns");
 }
 
 /**

@@ -126,7 +126,8 @@ static int isolate_caps(const struct ctx *c)
 	for (i = 0; c->mode == MODE_PASTA && i < ARRAY_SIZE(keep); i++) {
 		uint32_t bit = 1U << (keep[i] % 32);
 
-		if (keep[i] == CAP_SYS_PTRACE && !c->bypass)
+		if (keep[i] == CAP_SYS_PTRACE && !c->bypass &&
+		    !c->bypass_agent[0])
 			continue;
 
 		/* Only those we have: not root, with --netns-only, none */

@@ -22,6 +22,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "bypass_agent.h"
 #include "conf.h"
 #include "ctl.h"
 #include "flow.h"
@@ -320,10 +321,16 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		ctl_handler(c, ev->events);
 		break;
 	case EPOLL_TYPE_BYPASS:
-		bypass_handler(c, ev->events);
+		bypass_handler(c, ref.index, ev->events);
 		break;
 	case EPOLL_TYPE_BYPASS_CONN:
 		bypass_conn_handler(c, ref.index, ev->events);
+		break;
+	case EPOLL_TYPE_BYPASS_AGENT:
+		bypass_agent_handler(c, ev->events);
+		break;
+	case EPOLL_TYPE_BYPASS_RUNTIME:
+		bypass_runtime_handler(c, ref.fd, ev->events);
 		break;
 	default:
 		assert(0);
@@ -456,6 +463,7 @@ static void net_init(struct ctx *c)
 	icmp_init();
 	fwd_listen(c, FWD_IN);
 	ctl_init(c);
+	bypass_agent_init(c);
 	c->now = now_ms();
 	fwd_auto_scan(c);	/* "auto" ports are there when the command runs */
 }
@@ -495,6 +503,7 @@ int main(int argc, char **argv)
 	if (c.fd_sock_dir >= 0)
 		unlinkat(c.fd_sock_dir, c.sock_name, 0);
 	ctl_unlink();
+	bypass_agent_unlink();
 	repair_unlink();
 
 	if (c.cmd_exited)

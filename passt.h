@@ -56,6 +56,8 @@ enum epoll_type {
 	EPOLL_TYPE_REPAIR,	/* passt-repair, connected */
 	EPOLL_TYPE_BYPASS,	/* --bypass: the command's filter */
 	EPOLL_TYPE_BYPASS_CONN,	/* --bypass: a blocking connect() */
+	EPOLL_TYPE_BYPASS_AGENT,	/* --bypass-agent: its socket */
+	EPOLL_TYPE_BYPASS_RUNTIME,	/* --bypass-agent: a runtime's message */
 	EPOLL_TYPE_MAX,
 };
 
@@ -221,6 +223,7 @@ struct ctx {
 	pid_t target_pid;
 	char **cmd;
 	bool bypass;			/* --bypass given */
+	char bypass_agent[PATH_MAX];	/* --bypass-agent: socket, or empty */
 	struct bypass_spec bypass_spec;	/* ...what it takes */
 	pid_t cmd_pid;
 	int cmd_status;

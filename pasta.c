@@ -476,20 +476,21 @@ void pasta_start_follow(struct ctx *c)
 
 /**
  * pasta_cmd_release() - let the held command run; with --bypass, take its
- *			 filter's listener
+ *			 filter's listener, and with --bypass-agent get ready for
+ *			 containers'
  * @c:		execution context
  */
 void pasta_cmd_release(struct ctx *c)
 {
 	int tmpl[2];
 
-	if (pasta_go_fd < 0)
-		return;
-	if (write(pasta_go_fd, "g", 1) != 1)
-		die("Can't start the command: %s", strerror(errno));
-	close(pasta_go_fd);
-	pasta_go_fd = -1;
-	if (!c->bypass)
+	if (pasta_go_fd >= 0) {
+		if (write(pasta_go_fd, "g", 1) != 1)
+			die("Can't start the command: %s", strerror(errno));
+		close(pasta_go_fd);
+		pasta_go_fd = -1;
+	}
+	if (!c->bypass && !c->bypass_agent[0])
 		return;
 	/* What a new socket in the namespace has: the options the command
 	 * sets are those that differ

@@ -22,13 +22,15 @@
 #    SIGALRM handler every 50 ms interrupts it, the program waits on its
 #    socket (Python does) and gets a connected one; with SO_SNDTIMEO 300 ms,
 #    EINPROGRESS after 300 ms;
-#  - SIGUSR1's stats count what was handed over and what wasn't.
+#  - SIGUSR1's stats count what was handed over and what wasn't;
+#  - --bypass-agent PATH (test/97 has runc sending it a container's
+#    listener): a pipe, nothing, garbage sent there are dropped, logged.
 
 . "$(dirname "$0")/lib.sh"
 lib_init
 need_pasta
 [ "$PASTA_DIRECT" = 1 ] && skip_all "needs pasta itself (PASTA_DIRECT=1)"
-plan 31
+plan 34
 
 NS4=203.0.113.77
 NS6=2001:db8:1::77
@@ -182,7 +184,7 @@ is "$(field timeo to errname)" EINPROGRESS "SO_SNDTIMEO 300 ms: EINPROGRESS"
 
 stats=$(grep "bypass:" "$WORK/all.err" | tail -n 1)
 case $stats in
-*"10 handed over, 0 connecting, 2 failed"*"11 refused"*"1 not taken"*"0 callers gone")
+*"10 handed over, 0 connecting, 2 failed"*"11 refused"*"1 not taken"*"0 callers gone; listeners: 1")
 	ok 0 "stats: $stats" ;;
 *) ok 1 "stats count the handed-over calls"; diag "$stats"; diag_file "$WORK/all.err" ;;
 esac
@@ -194,6 +196,34 @@ timeout 30 ip netns exec "$NS_H" "$PASTA" --config-net -a "$NS4" -T none -U none
 	--bypass -- "${PROBE[@]}" b4="$S4" >"$U/root.json" 2>"$WORK/root.err"
 ok $? "as root" || diag_file "$WORK/root.err"
 is "$(summary root b4)" "b4:0/$H_ADDR " "as root: handed over"
+
+# --bypass-agent PATH takes only a seccomp listener, from our own user: a
+# message naming a pipe "seccompFd", one with no descriptor, one with two
+# and no "fds" list (crun's receiver sends one), are each logged and
+# dropped; pasta serves on, its command's connection (no --bypass) going
+# through the namespace
+cat >"$U/agentsend.py" <<'PYEOF'
+import os, socket, sys
+def send(msg, nfds):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    fds = [os.pipe()[0] for _ in range(nfds)]
+    socket.send_fds(s, [msg], fds)
+    s.close()
+send(b'{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1}', 1)
+send(b'{"ociVersion":"1.0.2","fds":[],"pid":1}', 0)
+send(b'garbage', 2)
+PYEOF
+chmod 0644 "$U/agentsend.py"
+pasta_run agent 30 -a "$NS4" -T none -U none --bypass-agent "$U/agent.sock" \
+	-- sh -c '"$0" "$1" "$2" && sleep 0.3 && "$0" "$3" "$4" >"$5"' \
+	"$PY" "$U/agentsend.py" "$U/agent.sock" "$TESTDIR/connprobe.py" b4="$S4" \
+	"$U/agent.json"
+ok $? "--bypass-agent: pasta serves on after a pipe, nothing, and garbage" ||
+	diag_file "$WORK/agent.err"
+is "$(grep -c -e "isn't a seccomp listener" -e "sent no seccomp listener" \
+	"$WORK/agent.err")" 3 "... each logged"
+is "$(summary agent b4)" "b4:0/$NS4 " "... the command's connection through the namespace"
 
 grep -E "ERROR|Bad system call|SIGSYS" "$WORK"/*.err
 is $? 1 "no errors, no system call outside pasta's seccomp list"

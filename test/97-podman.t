@@ -34,6 +34,10 @@
 #   - v6addr: Podman's own "IPv6 address assignment" case,
 #             --network pasta:-a,2001:db8::1 (outside H's prefix): that
 #             address, a default route via H's gateway, a fetch from R
+#   - bypass: --network pasta:--bypass-agent,PATH with Podman's own seccomp
+#             profile, connect() notified to "listenerPath": PATH: runc
+#             sends pasta the listener, and a connection to R is H's socket,
+#             not the container's (its /proc/net/tcp); a fetch from R
 # Every pasta command line Podman used is shown as a "# pasta command line
 # (CASE): ..." line, and the running ones as ps shows them.
 #
@@ -45,19 +49,21 @@
 . "$TESTDIR/podman/lib.sh"
 lib_init
 pod_need
-plan 35
+plan 38
 
 # todo CASE - the TODO reason for CASE with the pasta under test, or nothing
 todo() {
 	[ "${PODMAN_TODO:-1}" = 0 ] && return 0
 	[ "$POD_UPSTREAM" = 1 ] && [ "$1" = restart ] &&
 		echo "upstream race: old pasta still holds the port (Podman issue 23737)"
+	[ "$POD_UPSTREAM" = 1 ] && [ "$1" = bypass ] &&
+		echo "upstream's pasta has no --bypass-agent"
 	return 0
 }
 
-pod_build || { not_run 34 "no Podman tree"; done_testing; }
-topo_create; ok $? "topology created" || { not_run 33 "no topology"; done_testing; }
-pod_init || { not_run 32 "no Podman"; done_testing; }
+pod_build || { not_run 37 "no Podman tree"; done_testing; }
+topo_create; ok $? "topology created" || { not_run 36 "no topology"; done_testing; }
+pod_init || { not_run 35 "no Podman"; done_testing; }
 
 IMG=$POD_IMAGE
 MIB4=$((4 * 1024 * 1024))
@@ -315,6 +321,60 @@ grep -q "^route default via $R_ADDR6 " "$WORK/v6addr.out"
 ok_todo $? "v6addr: an IPv6 default route via H's gateway $R_ADDR6" "$(todo v6addr)"
 is_todo "$(sed -n 's/^sha \([0-9a-f]*\) .*/\1/p' "$WORK/v6addr.out")" "$want_r" \
 	"v6addr: 4 MiB from [$SRV_ADDR6]:8000 with that address, sha256" "$(todo v6addr)"
+
+# --- bypass: --bypass-agent PATH, runc's seccomp listener -------------------------
+# Podman's own profile, connect() moved to SCMP_ACT_NOTIFY, "listenerPath"
+# pasta's --bypass-agent socket: runc sends pasta the container's listener,
+# and the connections pasta hands over are the host's (H's) sockets, not
+# the container's. A connection to R held open 3 s is in the container's
+# TCP table without the profile, and with it only in H's; a fetch through
+# it. The container's table: /proc/net/tcp lines to port 8000 (1F40)
+# established (01)
+mkdir -m 0777 "$POD_SHARE/bp"
+"$PY" - "$PODMAN_ROOTFS/usr/share/containers/seccomp.json" \
+	"$POD_SHARE/notify.json" /srv/share/bp/agent.sock <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for r in p["syscalls"]:
+    r["names"] = [n for n in r["names"] if n != "connect"]
+p["syscalls"].append({"names": ["connect"], "action": "SCMP_ACT_NOTIFY"})
+p["listenerPath"] = sys.argv[3]
+json.dump(p, open(sys.argv[2], "w"))
+PYEOF
+chmod 0644 "$POD_SHARE/notify.json"
+BP_NET=pasta:--bypass-agent,/srv/share/bp/agent.sock
+BP_SEC=seccomp=/srv/share/notify.json
+use_family 4
+# held NAME [RUN OPTIONS...] - hold a connection to R 3 s: the container's
+# count in NAME.out, H's (while it's held) in NAME.h
+held() {
+	local name=$1 pid
+	shift
+	# shellcheck disable=SC2016  # for the container's shell
+	pod_run "$name" 90 run --rm "$@" "$IMG" sh -c \
+		'sleep 3 | nc "$1" 8000 >/dev/null & sleep 1.5
+		 grep -c ":1F40 01" /proc/net/tcp; wait' sh "$SRV_ADDR" &
+	pid=$!
+	_poll 20 grep -q . "$WORK/$name.out" 2>/dev/null
+	in_h ss -Htn state established dst "$SRV_ADDR:8000" | wc -l \
+		>"$WORK/$name.h"
+	wait "$pid"
+}
+held bp_plain --network "$BP_NET"
+is_todo "$(cat "$WORK/bp_plain.out" "$WORK/bp_plain.h" | tr '\n' ' ')" "1 1 " \
+	"bypass: without the profile, a connection to R is in the container's table" \
+	"$(todo bypass)"
+held bp_held --network "$BP_NET" --security-opt "$BP_SEC"
+is_todo "$(cat "$WORK/bp_held.out" "$WORK/bp_held.h" | tr '\n' ' ')" "0 1 " \
+	"bypass: with it, runc's listener served: the connection is H's only" \
+	"$(todo bypass)" || pod_err bp_held
+# shellcheck disable=SC2016  # $1 is the container shell's
+pod_run bp_fetch 90 run --rm --network "$BP_NET" --security-opt "$BP_SEC" \
+	"$IMG" sh -c 'wget -q -T 20 -O /tmp/f "$1" && sha256sum /tmp/f' sh \
+	"$SRV_URL:8000/r.bin"
+is_todo "$(first_word "$WORK/bp_fetch.out")" "$want_r" \
+	"bypass: 4 MiB from $SRV_ADDR:8000 handed over, sha256" "$(todo bypass)" ||
+	pod_err bp_fetch
 
 # --- nothing left ----------------------------------------------------------------
 pod 30 ps -a --format '{{.Names}}' >"$WORK/ps.out" 2>&1
