@@ -76,6 +76,9 @@ test/no_ipv6: test/no_ipv6.c
 test/tcprr: test/tcprr.c test/tool_lib.h
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -pthread -o $@ test/tcprr.c
 
+test/notifrtt: test/notifrtt.c
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/notifrtt.c
+
 TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/no_ipv6 \
 	    test/san/pasta
 
@@ -160,6 +163,7 @@ bench-quick: setup all test/delayline test/tcprr
 
 clean:
 	rm -rf passt pasta pesto passt-repair test/san test/seclog test/fuzz/obj $(TEST_BINS) \
+	       test/notifrtt \
 	       $(FUZZ_TARGETS)
 
 # Installation: DESTDIR stages the tree (packaging), PREFIX, BINDIR and
