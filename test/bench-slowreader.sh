@@ -25,7 +25,7 @@
 # Environment (defaults in brackets):
 #   BENCH_SLOW_RTT        RTT in ms [50]
 #   BENCH_SLOW_RUNS       runs per tool [3]
-#   BENCH_TOOLS           ["host ours debian-pasta slirp4netns"]
+#   BENCH_TOOLS           ["host ours ours-bypass debian-pasta slirp4netns"]
 #   BENCH_SLOW_OUT        markdown report [/tmp/bench-slowreader.md]
 #   BENCH_LOCK, BENCH_LOCK_WAIT  as bench.sh: one bench at a time
 #   PASTA, DEBIAN_PASTA, SLIRP, DELAYLINE  as bench.sh
@@ -39,7 +39,7 @@
 
 RTT=${BENCH_SLOW_RTT:-50}
 RUNS=${BENCH_SLOW_RUNS:-3}
-TOOLS=${BENCH_TOOLS:-host ours debian-pasta slirp4netns}
+TOOLS=${BENCH_TOOLS:-host ours ours-bypass debian-pasta slirp4netns}
 OUT=${BENCH_SLOW_OUT:-/tmp/bench-slowreader.md}
 BENCH_LOCK=${BENCH_LOCK:-/tmp/pasta-bench.lock}
 BENCH_LOCK_WAIT=${BENCH_LOCK_WAIT:-5400}
