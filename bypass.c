@@ -5,11 +5,12 @@
  *
  * Before the command runs, its process installs a seccomp filter that stops
  * every connect() and tells us (SECCOMP_RET_USER_NOTIF); the filter's
- * listener comes to us over a socket pair. For each call we read the
- * destination once from the caller's memory into our own copy, and decide
- * on that copy: a TCP socket, not bound to an address, in no state yet, to
- * a destination the guest would reach as it is through the tap
- * (ip_dst_direct()) and --bypass names. Then we make a socket on the host
+ * listener comes to us over a socket pair. Containers' filters' listeners
+ * come from their runtime (bypass_agent.c), served alike. For each call we
+ * read the destination once from the caller's memory into our own copy,
+ * and decide on that copy: a TCP socket, not bound to an address, in no
+ * state yet, to a destination the guest would reach as it is through the
+ * tap (ip_dst_direct()) and --bypass names. Then we make a socket on the host
  * with the caller's options, connect it to our copy, and put it in place of
  * the caller's socket (SECCOMP_IOCTL_NOTIF_ADDFD, SECCOMP_ADDFD_FLAG_SETFD):
  * at once with EINPROGRESS for a non-blocking socket, once connected for a

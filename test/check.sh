@@ -16,7 +16,8 @@
 # ALONE list, runs after all lanes are done, one at a time: a new test is
 # safe there until it is given a lane.
 #
-#   heavy:  the CPU-bound ones (QEMU guests under TCG) and the unit tests
+#   heavy:  the CPU-bound ones (QEMU guests under TCG) and the unit tests,
+#           then the sanitizer pass of 17 (hostile frames)
 #   wait1:  keepalive, lifetimes, a zero window, a connect timeout, port
 #           scans, the descriptor limit: timers that run in real time;
 #           iperf3, the callers' command lines, passt following the host
@@ -35,10 +36,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-LANE_HEAVY="00 05 06 58 19 91 92 93 94 95 87 88 89 75 76 84 96 99"
+LANE_HEAVY="00 05 06 58 19 91 92 93 94 95 87 88 89 75 76 84 96 99 san:17"
 LANE_WAIT1="72 69 46 71 41 14 57 53 54 30 98 67 13 san:81"
-LANE_WAIT2="12 san:12 san:10 san:14 san:17 san:66 86 san:86 40 42 15 52 59 61 63 68 47 60 65 81"
-LANE_REST="45 73 74 77 78 79 17 97 64 66 56 51 20 10 55 16 70 11 48 50 85 80 90 18"
+LANE_WAIT2="12 san:12 san:10 san:14 san:66 86 san:86 40 42 15 52 59 61 63 68 47 48 60 65 81"
+LANE_REST="45 73 74 77 78 79 17 97 64 66 56 51 20 10 55 16 70 11 50 85 80 90 18"
 ALONE="62"
 
 # rule LANE... - a prove --rules glob for these numbers ("san:NN" for the
