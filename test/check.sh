@@ -17,19 +17,17 @@
 # safe there until it is given a lane.
 #
 #   heavy:  the CPU-bound ones (QEMU guests under TCG) and the unit tests
-#   sleep:  the three that wait longest on timers and use least CPU:
-#           passt's socket with its 60 s pause, UDP lifetimes, a zero window
-#   wait1:  keepalive, a connect timeout, port scans, the descriptor
-#           limit: timers that run in real time; iperf3, the callers'
-#           command lines, passt following the host
-#   wait2:  the sanitizer pass; many connections, the load test, short
-#           files that mostly wait
+#   wait1:  keepalive, lifetimes, a zero window, a connect timeout, port
+#           scans, the descriptor limit: timers that run in real time;
+#           iperf3, the callers' command lines, passt following the host
+#   wait2:  passt's socket with its 60 s pause, and the sanitizer pass;
+#           many connections, the load test, short files that mostly wait
 #   rest:   short transfers, following the host, Podman, options
 #   ALONE:  62 measures a download's rate against itself during SYN floods
 #
 # Within a lane, files run in the order of their names. Each lane holds
-# about 5 minutes of files (sleep: 2.5), their times in a CI run (prove
-# --timer): the machine has CPU to spare while most of them wait.
+# about 5 minutes of files (their times in a CI run, prove --timer): the
+# machine has CPU to spare while most of them wait.
 #
 # Environment: PROVE_JOBS (default: one per lane), PROVE_OPTS (extra prove
 # options, word-split).
@@ -38,10 +36,9 @@ set -eu
 cd "$(dirname "$0")/.."
 
 LANE_HEAVY="00 05 06 58 19 91 92 93 94 95 87 88 89 75 76 84 96 99"
-LANE_SLEEP="12 69 46"
-LANE_WAIT1="72 71 41 14 57 53 54 30 98 67 13 san:81"
-LANE_WAIT2="san:12 san:10 san:14 san:17 san:66 86 san:86 40 42 15 52 59 61 63 68 47 48 60 65 81"
-LANE_REST="45 73 74 77 78 79 17 97 64 66 56 51 20 10 55 16 70 11 50 85 80 90 18"
+LANE_WAIT1="72 69 46 71 41 14 57 53 54 30 98 67 13 san:81"
+LANE_WAIT2="12 san:12 san:10 san:14 san:17 san:66 86 san:86 40 42 15 52 59 61 63 68 47 60 65 81"
+LANE_REST="45 73 74 77 78 79 17 97 64 66 56 51 20 10 55 16 70 11 48 50 85 80 90 18"
 ALONE="62"
 
 # rule LANE... - a prove --rules glob for these numbers ("san:NN" for the
@@ -66,8 +63,7 @@ for t in "$@"; do
 done
 
 # shellcheck disable=SC2086
-exec prove -v --timer -j "${PROVE_JOBS:-5}" --exec test/prove-exec.sh \
-	--rules="$(rule $LANE_HEAVY)" --rules="$(rule $LANE_SLEEP)" \
-	--rules="$(rule $LANE_WAIT1)" --rules="$(rule $LANE_WAIT2)" \
-	--rules="$(rule $LANE_REST)" \
+exec prove -v --timer -j "${PROVE_JOBS:-4}" --exec test/prove-exec.sh \
+	--rules="$(rule $LANE_HEAVY)" --rules="$(rule $LANE_WAIT1)" \
+	--rules="$(rule $LANE_WAIT2)" --rules="$(rule $LANE_REST)" \
 	${PROVE_OPTS:-} test/*.t "${san[@]}"
