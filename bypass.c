@@ -342,6 +342,15 @@ int bypass_listener_add(struct ctx *c, int fd)
 		if (bypass_lfd[i] >= 0)
 			continue;
 		bypass_lfd[i] = fd;
+		/* The caller's thread and ours then hand the CPU to each
+		 * other as in a synchronous call: a notified connect() costs
+		 * 17 us instead of 21 here (test/notifrtt). EINVAL before
+		 * Linux 6.6, where the wake-ups stay ordinary.
+		 */
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+			  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP))
+			debug("--bypass: no synchronous wake-ups: %s",
+			      strerror(errno));
 		epoll_ref_add(c, fd, EPOLL_TYPE_BYPASS, i, EPOLLIN);
 		return 0;
 	}

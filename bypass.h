@@ -9,6 +9,16 @@
 
 struct ctx;
 
+/* Linux 6.6: wake-ups between a notified caller and its listener's reader
+ * as for a synchronous call (bypass.c, and the sandbox's list)
+ */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	(1UL << 0)
+#endif
+
 #define BYPASS_NETS_MAX		16
 #define BYPASS_PORTS_MAX	16
 

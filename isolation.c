@@ -52,6 +52,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bypass.h"
 #include "isolation.h"
 #include "log.h"
 #include "passt.h"
@@ -328,6 +329,7 @@ static const struct isolate_syscall isolate_syscalls[] = {
 	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_SEND),
 	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_ID_VALID),
 	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_ADDFD),
+	ONLY(__NR_ioctl, 1, SECCOMP_IOCTL_NOTIF_SET_FLAGS),
 	ANY(__NR_process_vm_readv), ANY(__NR_pidfd_open),
 	ONLY(__NR_pidfd_getfd, 2, 0),
 	/* signals (SIGSYS's handler), the end: passt's socket file */
