@@ -27,8 +27,13 @@ serve_fam 8098 "$D"
 
 # The command warms up (a first transfer touches every buffer), waits for
 # "go" (after our baseline), then transfers while it injects, then waits
-# for "measured" (after our second look)
+# for "measured" (after our second look). The flood overflows the tap
+# device's queue, the transfers' segments with it (5,000 to 250,000 frames
+# of the million, the busier the machine the more): the namespace's TCP
+# retransmits at least every second (tcp_rto_max_ms, Linux 6.15), not
+# after a back-off of up to 120 s that would outlast curl's --max-time
 pasta_bg hf 240 -P "$U/hf.pid" -T none -U none -- sh -c "
+	sysctl -qw net.ipv4.tcp_rto_max_ms=1000 2>/dev/null
 	curl -sS --max-time 60 -o /dev/null http://$SRV:8098/big.bin
 	curl -sS --max-time 60 -T $U/up.bin http://$SRV:8098/warm.bin >/dev/null
 	echo >$U/ready
@@ -59,8 +64,9 @@ ok $? "the download meanwhile: 32 MiB, sha256 intact" || diag "$out"
 echo "$out" | grep -qx "up=0" && [ "$(sha "$D/up.bin" 2>/dev/null)" = "$want" ]
 ok $? "the upload meanwhile: 32 MiB, sha256 intact"
 
-# The transfers' flows close as their connections end
-_poll 10 sh -c "[ \$(ls /proc/$pid/fd | wc -l) -le $fds0 ]"
+# The transfers' flows close as their connections end: our FIN, its ACK
+# lost in the flood, goes again after 0.2, 0.4, ... 12.8 s (pasta's back-off)
+_poll 40 sh -c "[ \$(ls /proc/$pid/fd | wc -l) -le $fds0 ]"
 fds1=$(ls "/proc/$pid/fd" | wc -l)
 rss1=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
 is "$fds1" "$fds0" "pasta's descriptors back to $fds0"
