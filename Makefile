@@ -127,10 +127,13 @@ seccomp-audit: setup all $(TEST_BINS) test/seclog/pasta
 demo: setup all
 	test/demo.sh
 
-# Each fuzz target for FUZZ_SECS seconds, as root (see test/fuzz/run.sh)
-fuzz:
+# The fuzz targets built (clang installed first), not run
+fuzz-build:
 	test/setup.sh clang libclang-rt-14-dev
 	$(MAKE) $(FUZZ_TARGETS)
+
+# Each fuzz target for FUZZ_SECS seconds, as root (see test/fuzz/run.sh)
+fuzz: fuzz-build
 	test/fuzz/run.sh $(FUZZ_SECS) $(FUZZ_TARGETS)
 
 # Side by side with the host, Debian's pasta and slirp4netns, through the
@@ -192,5 +195,5 @@ uninstall:
 	      $(DESTDIR)$(MANDIR)/man1/pesto.1 \
 	      $(DESTDIR)$(MANDIR)/man1/passt-repair.1
 
-.PHONY: all setup check seccomp-audit demo fuzz bench bench-quick load clean install \
+.PHONY: all setup check seccomp-audit demo fuzz-build fuzz bench bench-quick load clean install \
 	uninstall
