@@ -49,7 +49,8 @@
 #include "passt.h"
 
 #define HASH_SIZE		(FLOW_MAX * 2)
-#define HASH_EMPTY		0xffffffffU
+#define HASH_EMPTY		0	/* slots hold a flow's index + 1 */
+#define FREE_NONE		UINT32_MAX	/* end of the free list */
 /* nf_conntrack_udp_timeout and nf_conntrack_icmp_timeout: a mapping
  * nobody answered lives 30 s
  */
@@ -57,10 +58,17 @@
 
 static_assert((HASH_SIZE & (HASH_SIZE - 1)) == 0, "hash size: power of two");
 
+/* The tables below are zero until used, and nothing writes them at
+ * start-up: a page of them that no flow ever reached costs no memory. So
+ * an empty hash slot is 0, and the free list holds only entries freed
+ * once: those never used are the ones from @flow_fresh on.
+ */
 union flow flowtab[FLOW_MAX];
 static uint32_t flow_hash_tab[HASH_SIZE];
+static bool flow_hash_used;		/* some slot may be set */
 static uint32_t flow_free_next[FLOW_MAX];	/* free list links */
-static uint32_t flow_free_head;
+static uint32_t flow_free_head = FREE_NONE;
+static uint32_t flow_fresh;		/* first entry never used */
 static unsigned int flow_used, flow_hwm;
 static uint64_t flow_hash_key[2];
 static bool flow_pending_close;
@@ -179,15 +187,13 @@ static const struct flow_type_ops *flow_ops(const struct flow_common *f)
  */
 void flow_init(void)
 {
-	unsigned int i;
-
 	flow_hash_key[0] = random_u64();
 	flow_hash_key[1] = random_u64();
-	for (i = 0; i < HASH_SIZE; i++)
-		flow_hash_tab[i] = HASH_EMPTY;
-	for (i = 0; i < FLOW_MAX; i++)
-		flow_free_next[i] = i + 1;
-	flow_free_head = 0;
+	if (flow_hash_used)
+		memset(flow_hash_tab, 0, sizeof(flow_hash_tab));
+	flow_hash_used = false;
+	flow_free_head = FREE_NONE;
+	flow_fresh = 0;
 	flow_used = flow_hwm = 0;
 	memset(flow_budget_n, 0, sizeof(flow_budget_n));
 	flow_ring_tcp.head = flow_ring_tcp.n = 0;
@@ -277,14 +283,18 @@ static bool flow_evict(struct ctx *c, enum flow_budget budget)
 int flow_alloc(struct ctx *c, enum flow_budget budget)
 {
 	struct flow_evict_ring *r = flow_evict_ring[budget];
-	bool full = flow_free_head >= FLOW_MAX;
+	bool full = flow_free_head == FREE_NONE && flow_fresh == FLOW_MAX;
 	uint32_t idx;
 
 	if ((full || flow_budget_n[budget] >= flow_budget_max[budget]) &&
 	    (!r || !flow_evict(c, budget) || full))
 		return -1;
-	idx = flow_free_head;
-	flow_free_head = flow_free_next[idx];
+	if (flow_free_head != FREE_NONE) {
+		idx = flow_free_head;
+		flow_free_head = flow_free_next[idx];
+	} else {
+		idx = flow_fresh++;
+	}
 	assert(flowtab[idx].f.type == FLOW_FREE);
 	memset(&flowtab[idx], 0, sizeof(flowtab[idx]));
 	flowtab[idx].f.budget = budget;
@@ -342,7 +352,8 @@ void flow_hash_insert(int idx)
 	assert(f->type != FLOW_FREE && !f->hashed);
 	while (flow_hash_tab[slot] != HASH_EMPTY)
 		slot = (slot + 1) & (HASH_SIZE - 1);
-	flow_hash_tab[slot] = idx;
+	flow_hash_tab[slot] = idx + 1;
+	flow_hash_used = true;
 	f->hashed = true;
 }
 
@@ -358,7 +369,7 @@ int flow_lookup(const struct flow_key *key)
 
 	for (; flow_hash_tab[slot] != HASH_EMPTY;
 	     slot = (slot + 1) & (HASH_SIZE - 1)) {
-		uint32_t idx = flow_hash_tab[slot];
+		uint32_t idx = flow_hash_tab[slot] - 1;
 
 		if (!memcmp(&flowtab[idx].f.key, key, sizeof(*key)))
 			return idx;
@@ -378,7 +389,7 @@ static void flow_hash_remove(int idx)
 	struct flow_common *f = &flowtab[idx].f;
 	unsigned int hole = flow_slot_of(&f->key), next;
 
-	while (flow_hash_tab[hole] != (uint32_t)idx) {
+	while (flow_hash_tab[hole] != (uint32_t)idx + 1) {
 		assert(flow_hash_tab[hole] != HASH_EMPTY);
 		hole = (hole + 1) & (HASH_SIZE - 1);
 	}
@@ -387,7 +398,7 @@ static void flow_hash_remove(int idx)
 	     next = (next + 1) & (HASH_SIZE - 1)) {
 		unsigned int home;
 
-		home = flow_slot_of(&flowtab[flow_hash_tab[next]].f.key);
+		home = flow_slot_of(&flowtab[flow_hash_tab[next] - 1].f.key);
 		/* Can the entry at next move to hole? Only if its home is
 		 * not in the cyclic interval (hole, next].
 		 */
