@@ -68,18 +68,24 @@
  *		covers it, 0 for none
  * @auto_idx:	per protocol and port, listener index + 1 "auto" opened, 0
  *		for none
+ * @auto_open:	per protocol, bitmap of the ports with an @auto_idx: the
+ *		scan reads those entries alone
  * @scan_nl:	per protocol, NETLINK_SOCK_DIAG socket of the other side, -1
  *		if not open
  * @scan_fd:	per protocol, its /proc/net files, IPv4 and IPv6, -1 if not
  *		open
+ * @indexed:	@fixed and @scan_rule may have ports set: cleared before they
+ *		are set again (untouched, they cost no memory)
  */
 struct fwd_side {
 	struct fwd_rules rules;
 	uint8_t fixed[FWD_PROTOS][FWD_PORTS / 8];
 	uint16_t scan_rule[FWD_PROTOS][FWD_PORTS];
 	uint32_t auto_idx[FWD_PROTOS][FWD_PORTS];
+	uint8_t auto_open[FWD_PROTOS][FWD_PORTS / 8];
 	int scan_nl[FWD_PROTOS];
 	int scan_fd[FWD_PROTOS][2];
+	bool indexed;
 };
 
 static struct fwd_side fwd_sides[FWD_PIFS];
@@ -171,6 +177,23 @@ static enum epoll_type fwd_ev_type(enum fwd_pif pif, int p)
 	};
 
 	return types[pif][p];
+}
+
+/**
+ * fwd_auto_mark() - note the listener "auto" opened on a port, or none
+ * @s:		side
+ * @p:		protocol index
+ * @port:	port
+ * @idx:	listener index + 1, 0 for none
+ */
+static void fwd_auto_mark(struct fwd_side *s, int p, unsigned int port,
+			  uint32_t idx)
+{
+	s->auto_idx[p][port] = idx;
+	if (idx)
+		s->auto_open[p][port / 8] |= 1 << (port % 8);
+	else
+		s->auto_open[p][port / 8] &= ~(1 << (port % 8));
 }
 
 /**
@@ -403,7 +426,7 @@ static bool fwd_close_port(struct ctx *c, enum fwd_pif pif, int p,
 
 		if (l->stale || (scan && (l->flags & FWD_RULE_SCAN))) {
 			if (l->flags & FWD_RULE_SCAN)
-				fwd_sides[pif].auto_idx[p][port] = 0;
+				fwd_auto_mark(&fwd_sides[pif], p, port, 0);
 			fwd_chain_close(c, pif, p, i - 1);
 			closed = true;
 		}
@@ -543,7 +566,7 @@ static int fwd_apply(struct ctx *c, enum fwd_pif pif,
 		     const struct fwd_rules *t, bool startup, char *err,
 		     size_t err_len)
 {
-	unsigned int i, p, port;
+	unsigned int i, p;
 
 	for (i = 0; i < fwd_listeners_n; i++) {
 		struct fwd_listener *l = &fwd_listeners[i];
@@ -557,10 +580,16 @@ static int fwd_apply(struct ctx *c, enum fwd_pif pif,
 		    fwd_apply_rule(c, pif, &t->rule[i], startup, err, err_len))
 			return -1;
 	}
-	for (p = 0; p < FWD_PROTOS; p++) {
-		for (port = 1; port < FWD_PORTS; port++) {
-			if (fwd_head[pif][p][port])
-				fwd_close_port(c, pif, p, port, false);
+	/* The stale ones, by their port: not a walk through every port's
+	 * list head, which would touch 512 KiB of them (and cost it here,
+	 * where a page read first is a page of memory)
+	 */
+	for (i = 0; i < fwd_listeners_n; i++) {
+		const struct fwd_listener *l = &fwd_listeners[i];
+
+		for (p = 0; p < FWD_PROTOS && l->fd >= 0 && l->stale; p++) {
+			if (l->ev_type == fwd_ev_type(pif, p))
+				fwd_close_port(c, pif, p, l->port, false);
 		}
 	}
 	return 0;
@@ -640,8 +669,11 @@ static void fwd_index(enum fwd_pif pif)
 	struct fwd_side *s = &fwd_sides[pif];
 	unsigned int i, port;
 
-	memset(s->fixed, 0, sizeof(s->fixed));
-	memset(s->scan_rule, 0, sizeof(s->scan_rule));
+	if (s->indexed) {
+		memset(s->fixed, 0, sizeof(s->fixed));
+		memset(s->scan_rule, 0, sizeof(s->scan_rule));
+	}
+	s->indexed = !!s->rules.n;
 	for (i = 0; i < s->rules.n; i++) {
 		const struct fwd_rule *r = &s->rules.rule[i];
 		int p = fwd_proto_idx(r->proto);
@@ -802,7 +834,7 @@ void fwd_listen(struct ctx *c, enum fwd_pif pif)
 
 	if (fwd_out_no_targets(pif, c->fwd[pif], err, sizeof(err)))
 		die("%s", err);
-	s->rules = *c->fwd[pif];
+	fwd_rules_copy(&s->rules, c->fwd[pif]);
 	fwd_index(pif);
 	if (s->rules.n && fwd_apply_side(&a))
 		die("%s", err);
@@ -839,7 +871,7 @@ int fwd_update(struct ctx *c, enum fwd_pif pif, const struct fwd_rules *new,
 		return -1;
 	}
 	fwd_log_changes(pif, &s->rules, new);
-	s->rules = *new;
+	fwd_rules_copy(&s->rules, new);
 	fwd_index(pif);
 	return 0;
 }
@@ -1200,7 +1232,7 @@ static int fwd_auto_bind(void *arg)
 		r = &s->rules.rule[s->scan_rule[a->p][port] - 1];
 		idx = fwd_listen_port(a->c, a->pif, r, port);
 		if (idx >= 0)
-			s->auto_idx[a->p][port] = idx + 1;
+			fwd_auto_mark(s, a->p, port, idx + 1);
 	}
 	return 0;
 }
@@ -1226,7 +1258,7 @@ static bool fwd_auto_wants(enum fwd_pif pif, int p, unsigned int port)
 	return s->scan_rule[p][port] && !fwd_is_ephemeral(port) &&
 	       !(s->fixed[p][port / 8] & (1 << (port % 8))) &&
 	       !(rev->fixed[p][port / 8] & (1 << (port % 8))) &&
-	       !rev->auto_idx[p][port];
+	       !(rev->auto_open[p][port / 8] & (1 << (port % 8)));
 }
 
 /**
@@ -1248,8 +1280,10 @@ static void fwd_auto_side(struct ctx *c, enum fwd_pif pif, int p)
 
 	for (port = 1; port < FWD_PORTS; port++) {
 		bool want = map[port / 8] & (1 << (port % 8));
-		uint32_t idx = s->auto_idx[p][port];
+		uint32_t idx = 0;
 
+		if (s->auto_open[p][port / 8] & (1 << (port % 8)))
+			idx = s->auto_idx[p][port];
 		want = want && fwd_auto_wants(pif, p, port);
 		if (want && !idx) {
 			add = true;
@@ -1258,7 +1292,7 @@ static void fwd_auto_side(struct ctx *c, enum fwd_pif pif, int p)
 		map[port / 8] &= ~(1 << (port % 8));
 		if (!want && idx) {
 			fwd_chain_close(c, pif, p, idx - 1);
-			s->auto_idx[p][port] = 0;
+			fwd_auto_mark(s, p, port, 0);
 		}
 	}
 	if (!add)

@@ -607,6 +607,20 @@ int fwd_rules_check(const struct fwd_rules *t, char *err, size_t err_len)
 }
 
 /**
+ * fwd_rules_copy() - a table's rules into another table
+ * @dst:	table, replaced
+ * @src:	table
+ *
+ * Only the rules in use: a table has room for FWD_RULES_MAX (224 KiB), and
+ * a page of it that nothing wrote costs no memory.
+ */
+void fwd_rules_copy(struct fwd_rules *dst, const struct fwd_rules *src)
+{
+	memcpy(dst->rule, src->rule, src->n * sizeof(src->rule[0]));
+	dst->n = src->n;
+}
+
+/**
  * fwd_spec_emit() - the flat rules of one range: the excludes cut out
  * @t:		table, rules added or deleted
  * @tmpl:	rule with everything but the ports

@@ -82,6 +82,7 @@ int fwd_rule_add(struct fwd_rules *t, const struct fwd_rule *r, char *err,
 int fwd_rule_delete(struct fwd_rules *t, const struct fwd_rule *r, char *err,
 		    size_t err_len);
 int fwd_rules_check(const struct fwd_rules *t, char *err, size_t err_len);
+void fwd_rules_copy(struct fwd_rules *dst, const struct fwd_rules *src);
 bool fwd_rule_equal(const struct fwd_rule *a, const struct fwd_rule *b);
 bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b);
 int fwd_rule_to(const struct fwd_rule *r, unsigned int port);
