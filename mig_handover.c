@@ -53,15 +53,17 @@ struct mig_handover {
 /* The flows' sockets, handed over to a target on the same host. Source:
  * its listening socket, the flows whose sockets go, by position; target:
  * the sockets as they came, by position, until taken. Owner: this file.
+ * The listening socket apart: an initialised table would be 1 MiB of the
+ * binary.
  */
+static int mig_ho_listen_fd = -1;
 static struct {
-	int listen_fd;
 	char name[MIG_HANDOVER_NAME];
 	unsigned int n;
 	bool repair;
 	int flow[FLOW_MAX];
 	int fd[FLOW_MAX];
-} mig_ho = { .listen_fd = -1 };
+} mig_ho;
 
 /**
  * mig_sock_peer() - the host-side peer of a socket, as an address and port
@@ -235,11 +237,11 @@ static int mig_handover_open(const struct ctx *c)
 			close(s);
 		return -1;
 	}
-	if (mig_ho.listen_fd >= 0) {
-		epoll_ref_del(c, mig_ho.listen_fd);
-		close(mig_ho.listen_fd);
+	if (mig_ho_listen_fd >= 0) {
+		epoll_ref_del(c, mig_ho_listen_fd);
+		close(mig_ho_listen_fd);
 	}
-	mig_ho.listen_fd = s;
+	mig_ho_listen_fd = s;
 	epoll_ref_add(c, s, EPOLL_TYPE_MIG_HANDOVER, 0, EPOLLIN);
 	return 0;
 }
@@ -250,11 +252,11 @@ static int mig_handover_open(const struct ctx *c)
  */
 void mig_handover_close(const struct ctx *c)
 {
-	if (mig_ho.listen_fd < 0)
+	if (mig_ho_listen_fd < 0)
 		return;
-	epoll_ref_del(c, mig_ho.listen_fd);
-	close(mig_ho.listen_fd);
-	mig_ho.listen_fd = -1;
+	epoll_ref_del(c, mig_ho_listen_fd);
+	close(mig_ho_listen_fd);
+	mig_ho_listen_fd = -1;
 }
 
 /**
@@ -346,7 +348,7 @@ void mig_handover_serve(struct ctx *c)
 {
 	struct mig_io io = { .deadline = mig_now_ms() + MIG_TIMEOUT_MS };
 
-	io.fd = accept4(mig_ho.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	io.fd = accept4(mig_ho_listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (io.fd < 0)
 		return;
 	if (!mig_peer_ours(io.fd)) {
