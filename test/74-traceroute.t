@@ -111,7 +111,11 @@ for size in 1400, 6000:
 		diag_file "$WORK/pmtu$FAM.err"
 
 	far_mtu 1500 && in_h ip route flush cache && in_h ip -6 route flush cache
-	( sleep 0.5; far_mtu 1280 ) &
+	# The drop once both connections are up at F, not at a set time: a
+	# connection made after it gets F's MSS for 1280 and never meets the
+	# old path (on a busy machine pasta and the client took over 0.5 s)
+	( _poll 15 sh -c "[ \$(ip netns exec $NS_F ss -Htn state established \
+		'( sport = :9000 )' | wc -l) -ge 2 ]"; far_mtu 1280 ) &
 	pasta_run "xfer$FAM" 60 -- "$PY" "$TESTDIR/pacedxfer.py" --to "$far" \
 		--port 9000
 	wait $!
