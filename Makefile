@@ -76,7 +76,7 @@ test/no_ipv6: test/no_ipv6.c
 test/tcprr: test/tcprr.c test/tool_lib.h
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -pthread -o $@ test/tcprr.c
 
-test/notifrtt: test/notifrtt.c
+test/notifrtt: test/notifrtt.c bypass.h
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ test/notifrtt.c
 
 TEST_BINS = $(UNIT_TESTS) test/unit_netlink test/delayline test/tcprr test/no_ipv6 \

@@ -34,12 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	(1UL << 0)
-#endif
+#include "bypass.h"	/* the synchronous wake-ups' ioctl, as pasta asks */
 
 /**
  * now_us() - monotonic time
