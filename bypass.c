@@ -344,7 +344,7 @@ int bypass_listener_add(struct ctx *c, int fd)
 		bypass_lfd[i] = fd;
 		/* The caller's thread and ours then hand the CPU to each
 		 * other as in a synchronous call: a notified connect() costs
-		 * 17 us instead of 21 here (test/notifrtt). EINVAL before
+		 * 20 us instead of 31 here (test/notifrtt). EINVAL before
 		 * Linux 6.6, where the wake-ups stay ordinary.
 		 */
 		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,

@@ -566,7 +566,7 @@ static int fwd_apply(struct ctx *c, enum fwd_pif pif,
 		     const struct fwd_rules *t, bool startup, char *err,
 		     size_t err_len)
 {
-	unsigned int i, p;
+	unsigned int i;
 
 	for (i = 0; i < fwd_listeners_n; i++) {
 		struct fwd_listener *l = &fwd_listeners[i];
@@ -580,17 +580,17 @@ static int fwd_apply(struct ctx *c, enum fwd_pif pif,
 		    fwd_apply_rule(c, pif, &t->rule[i], startup, err, err_len))
 			return -1;
 	}
-	/* The stale ones, by their port: not a walk through every port's
-	 * list head, which would touch 512 KiB of them (and cost it here,
-	 * where a page read first is a page of memory)
+	/* The stale ones (this side's only, as marked above), by their
+	 * port: not a walk through every port's list head, which would touch
+	 * 512 KiB of them (and cost it here, where a page read first is a
+	 * page of memory)
 	 */
 	for (i = 0; i < fwd_listeners_n; i++) {
 		const struct fwd_listener *l = &fwd_listeners[i];
+		int p = l->ev_type == fwd_ev_type(pif, 0) ? 0 : 1;
 
-		for (p = 0; p < FWD_PROTOS && l->fd >= 0 && l->stale; p++) {
-			if (l->ev_type == fwd_ev_type(pif, p))
-				fwd_close_port(c, pif, p, l->port, false);
-		}
+		if (l->fd >= 0 && l->stale)
+			fwd_close_port(c, pif, p, l->port, false);
 	}
 	return 0;
 }
